@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The one configuration schema. Parsed once at start-up from defaults, an optional
+ * JSON file, the environment and flags (later ones win); `process.env` is read
+ * nowhere else. Plan fields use the snake_case names DECISIONS.md fixes.
+ */
+const planSchema = (d: PlanLimits) =>
+  z
+    .object({
+      rps: z.number().int().positive().default(d.rps).describe('requests per second per key'),
+      in_flight: z.number().int().positive().default(d.in_flight).describe('concurrent requests per key'),
+      monthly_requests: z.number().int().positive().default(d.monthly_requests).describe('HTTP requests per month'),
+      ws_connections: z.number().int().nonnegative().default(d.ws_connections).describe('open WebSocket connections per account'),
+      watched_items: z.number().int().nonnegative().default(d.watched_items).describe('watched items across connections'),
+    })
+    .strict()
+    .default(d);
+
+export interface PlanLimits {
+  rps: number;
+  in_flight: number;
+  monthly_requests: number;
+  ws_connections: number;
+  watched_items: number;
+}
+
+export const PLAN_NAMES = ['free', 'starter', 'pro', 'scale'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+/** Defaults of DECISIONS.md, "Plans". */
+export const DEFAULT_PLANS: Record<PlanName, PlanLimits> = {
+  free: { rps: 5, in_flight: 2, monthly_requests: 100_000, ws_connections: 0, watched_items: 0 },
+  starter: { rps: 25, in_flight: 5, monthly_requests: 2_000_000, ws_connections: 2, watched_items: 100 },
+  pro: { rps: 100, in_flight: 20, monthly_requests: 20_000_000, ws_connections: 10, watched_items: 1_000 },
+  scale: { rps: 500, in_flight: 100, monthly_requests: 200_000_000, ws_connections: 50, watched_items: 10_000 },
+};
+
+export const SOURCE_PATTERN = /^(sim|none|ndjson:.+)$/;
+
+export const configSchema = z
+  .object({
+    data: z.string().min(1).default('./data').describe('directory of the LMDB environment'),
+    host: z.string().min(1).default('127.0.0.1').describe('address the HTTP/WS server binds; 0.0.0.0 to expose it'),
+    port: z.number().int().min(0).max(65535).default(8080).describe('HTTP and WebSocket port (0 = any free port)'),
+    source: z
+      .string()
+      .regex(SOURCE_PATTERN, 'expected sim, none, ndjson:<path> or ndjson:-')
+      .default('sim')
+      .describe('event source: sim, ndjson:<path>, ndjson:- (stdin) or none'),
+    clock: z.enum(['wall', 'event']).default('wall').describe('wall time, or event time (latest event seen) for replays'),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ingest: z
+      .object({
+        batchMax: z.number().int().min(1).max(100_000).default(2_000).describe('events per ingest-log transaction at most'),
+        batchesInFlightMax: z.number().int().min(1).max(64).default(8).describe('uncommitted batches before sources are paused'),
+        lineBytesMax: z.number().int().min(1024).default(1_048_576).describe('longest NDJSON line accepted; longer lines go to dead letters'),
+      })
+      .strict()
+      .default({ batchMax: 2_000, batchesInFlightMax: 8, lineBytesMax: 1_048_576 }),
+    actors: z
+      .object({
+        idleMs: z.number().int().min(10).default(60_000).describe('an actor unused this long is passivated'),
+        sweepMs: z.number().int().min(10).default(5_000).describe('how often idle actors are looked for'),
+        checkpointMs: z.number().int().min(10).default(10_000).describe('how often dirty actors are snapshotted'),
+        restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute before it is stopped'),
+      })
+      .strict()
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 10_000, restartsMax: 10 }),
+    http: z
+      .object({
+        queryBytesMax: z.number().int().min(256).default(8_192).describe('longest query string accepted (400 past it)'),
+      })
+      .strict()
+      .default({ queryBytesMax: 8_192 }),
+    sim: z
+      .object({
+        seed: z.number().int().default(42).describe('simulator seed'),
+        speed: z.number().positive().default(1).describe('simulated seconds per wall second'),
+        launchRate: z.number().positive().optional().describe('token launches per simulated minute'),
+        tradeRate: z.number().positive().optional().describe('target swaps per simulated second'),
+      })
+      .strict()
+      .default({ seed: 42, speed: 1 }),
+    plans: z
+      .object({
+        free: planSchema(DEFAULT_PLANS.free),
+        starter: planSchema(DEFAULT_PLANS.starter),
+        pro: planSchema(DEFAULT_PLANS.pro),
+        scale: planSchema(DEFAULT_PLANS.scale),
+      })
+      .strict()
+      .default(DEFAULT_PLANS),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Environment variables the service reads, mapped to config paths. */
+const ENV_MAP: Record<string, string[]> = {
+  MDS_DATA: ['data'],
+  MDS_HOST: ['host'],
+  MDS_PORT: ['port'],
+  MDS_SOURCE: ['source'],
+  MDS_CLOCK: ['clock'],
+  MDS_LOG_LEVEL: ['logLevel'],
+  MDS_SIM_SEED: ['sim', 'seed'],
+  MDS_SIM_SPEED: ['sim', 'speed'],
+};
+const NUMERIC_PATHS = new Set(['port', 'sim.seed', 'sim.speed', 'sim.launchRate', 'sim.tradeRate']);
+
+function setPath(target: Record<string, any>, path: string[], value: unknown): void {
+  let node = target;
+  for (const part of path.slice(0, -1)) node = node[part] ??= {};
+  node[path[path.length - 1]!] = value;
+}
+
+function coerce(path: string[], value: string): unknown {
+  if (!NUMERIC_PATHS.has(path.join('.'))) return value;
+  const n = Number(value);
+  return value.trim() === '' || Number.isNaN(n) ? value : n;
+}
+
+function deepMerge(a: Record<string, any>, b: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && a[k] && typeof a[k] === 'object' ? deepMerge(a[k], v) : v;
+  }
+  return out;
+}
+
+export interface ConfigSources {
+  /** Flag values by config path (`port`, `sim.seed`); strings are coerced like the environment. */
+  flags?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+  /** Path of a JSON config file. */
+  file?: string;
+}
+
+/** Resolve the configuration; throws ConfigError naming the bad value. */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  let merged: Record<string, any> = {};
+  if (sources.file) {
+    let text: string;
+    try {
+      text = readFileSync(sources.file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`config file ${sources.file}: ${(err as Error).message}`);
+    }
+    try {
+      merged = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(`config file ${sources.file}: not JSON (${(err as Error).message})`);
+    }
+    if (!merged || typeof merged !== 'object' || Array.isArray(merged)) {
+      throw new ConfigError(`config file ${sources.file}: expected a JSON object`);
+    }
+  }
+  const fromEnv: Record<string, any> = {};
+  for (const [name, path] of Object.entries(ENV_MAP)) {
+    const value = sources.env?.[name];
+    if (value !== undefined) setPath(fromEnv, path, coerce(path, value));
+  }
+  merged = deepMerge(merged, fromEnv);
+  const fromFlags: Record<string, any> = {};
+  for (const [key, value] of Object.entries(sources.flags ?? {})) {
+    if (value === undefined) continue;
+    const path = key.split('.');
+    setPath(fromFlags, path, typeof value === 'string' ? coerce(path, value) : value);
+  }
+  merged = deepMerge(merged, fromFlags);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : '(root)';
+    const keys = issue.code === 'unrecognized_keys' ? ` ${issue.keys.join(', ')}` : '';
+    throw new ConfigError(`invalid config value ${where}:${keys} ${issue.message}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,26 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics of one engine (prom-client: the standard client, text format
+ * and registries done right). Each engine owns its registry so that several engines
+ * embedded in one process, or in one test run, never share counters.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'mds_process_' });
+  return {
+    registry,
+    ingested: new Counter({ name: 'mds_ingest_events_total', help: 'Events applied, by type', labelNames: ['type'], registers: [registry] }),
+    duplicates: new Counter({ name: 'mds_ingest_duplicates_total', help: 'Events dropped as already applied', registers: [registry] }),
+    unknownTypes: new Counter({ name: 'mds_ingest_unknown_type_total', help: 'Events of an unknown type, ignored', labelNames: ['type'], registers: [registry] }),
+    unknownFields: new Counter({ name: 'mds_ingest_unknown_fields_total', help: 'Events carrying fields INGEST.md does not name, by type', labelNames: ['type'], registers: [registry] }),
+    deadLetters: new Counter({ name: 'mds_dead_letters_total', help: 'Events written to dead letters, by stage', labelNames: ['stage'], registers: [registry] }),
+    batches: new Counter({ name: 'mds_ingest_batches_total', help: 'Ingest-log transactions committed', registers: [registry] }),
+    actorsAlive: new Gauge({ name: 'mds_actors_alive', help: 'Actors in memory, by kind', labelNames: ['kind'], registers: [registry] }),
+    actorRestarts: new Counter({ name: 'mds_actor_restarts_total', help: 'Actor restarts after a throw, by kind', labelNames: ['kind'], registers: [registry] }),
+    actorPassivations: new Counter({ name: 'mds_actor_passivations_total', help: 'Idle actors snapshotted and dropped, by kind', labelNames: ['kind'], registers: [registry] }),
+    httpRequests: new Counter({ name: 'mds_http_requests_total', help: 'HTTP requests by route and envelope code', labelNames: ['route', 'code'], registers: [registry] }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,26 @@
+/**
+ * The read facade HTTP handlers use: current actor state and storage indexes,
+ * never LMDB or actors directly. Later issues add their reads here.
+ */
+export interface EngineStatus {
+  /** `starting` while the log is replayed, `ready` once serving current state. */
+  status: 'starting' | 'ready' | 'stopping';
+  /** Events applied (unique, valid) since the data directory was created. */
+  ingested: number;
+  deadLetters: number;
+  source: string;
+  /** For a finite source: true once it is fully ingested; null for an endless one. */
+  sourceDone: boolean | null;
+}
+
+export interface SolPrice {
+  price_usd: number;
+  /** Time of the quote_price event it comes from. */
+  updated_at: number;
+}
+
+export interface Query {
+  status(): EngineStatus;
+  /** Latest wSOL price, or null before any quote_price event. */
+  solPrice(): SolPrice | null;
+}

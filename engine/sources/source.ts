@@ -1,0 +1,26 @@
+/**
+ * The seam between the outside world and the ingest gate. A source turns its input
+ * into INGEST.md events and hands them to the sink; it knows nothing of actors.
+ */
+export interface IngestSink {
+  /** Submit one event object. Validation failures go to dead letters, never throw. */
+  submit(event: unknown, origin: string): void;
+  /** Submit one NDJSON line as received (the cheapest path: the text is logged as is). */
+  submitLine(line: string, origin: string): void;
+  /**
+   * Backpressure: a promise to await before submitting more when too many batches
+   * are waiting for their commit, or null when the source may go on.
+   */
+  writable(): Promise<void> | null;
+  /** Resolves once everything submitted so far is durable (acknowledged). */
+  flush(): Promise<void>;
+}
+
+export interface Source {
+  /** As named on the command line: `sim`, `ndjson:<path>`. */
+  readonly name: string;
+  /** A finite source ends (a file); /health reports `source_done` for it. */
+  readonly finite: boolean;
+  /** Feed the sink until done or until `signal` aborts; resolves when it stops. */
+  run(sink: IngestSink, signal: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type Key, type RootDatabase } from "lmdb";
+
+/**
+ * One LMDB environment with the databases of ARCHITECTURE.md. Values are msgpack
+ * (msgpackr, with shared structures for the record-shaped ones), keys ordered-binary.
+ * Writes are lmdb-js async puts: all puts of one event turn commit in one
+ * transaction on lmdb's write thread.
+ */
+
+/** A batch of the ingest log: the validated events' JSON text, in seq order from its key. */
+export type LogBatch = string[];
+
+export interface DeadLetter {
+  /** Wall time the event was rejected at (Unix ms). */
+  at: number;
+  reason: string;
+  /** Where it came from: `ndjson:<path>:<line>`, `embedded`, `actor:<id>`... */
+  source: string;
+  /** The event as received (JSON text, cut to `DEAD_LETTER_RAW_MAX` characters). */
+  raw: string;
+  /** The event's ingest seq, for an event that was logged and then broke an actor. */
+  seq?: number;
+  type?: string;
+}
+
+/** An actor's persisted state and the last ingest seq it covers. */
+export interface Snapshot<S = unknown> {
+  seq: number;
+  state: S;
+}
+
+export interface Account {
+  id: string;
+  plan: 'free' | 'starter' | 'pro' | 'scale';
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Dead letters keep at most this much of a rejected event (a 10 MB line is cut). */
+export const DEAD_LETTER_RAW_MAX = 4_096;
+
+export interface Storage {
+  readonly path: string;
+  readonly env: RootDatabase;
+  /** ingest seq of a batch's first event → the batch. */
+  readonly ingestLog: Database<LogBatch, number>;
+  /** event identity → ingest seq; what makes ingest idempotent. */
+  readonly identities: Database<number, string>;
+  readonly deadLetters: Database<DeadLetter, number>;
+  /** actor id (`<kind>:<key>`) → snapshot. */
+  readonly snapshots: Database<Snapshot, string>;
+  /** engine-wide values: the checkpoint seq. */
+  readonly meta: Database<unknown, string>;
+  /** mint → decimals, for mints seen in a `token` event. */
+  readonly mints: Database<number, string>;
+  /** key hash (hex) → account. */
+  readonly accounts: Database<Account, string>;
+  /** Databases the pool, token, wallet and feed actors fill (issues 4 and later). */
+  readonly trades: Database<unknown, Key[]>;
+  readonly tradesByToken: Database<unknown, Key[]>;
+  readonly tradesByWallet: Database<unknown, Key[]>;
+  readonly candles: Database<unknown, Key[]>;
+  readonly tokens: Database<unknown, string>;
+  readonly pools: Database<unknown, string>;
+  readonly labels: Database<unknown, Key[]>;
+  readonly posts: Database<unknown, string>;
+  readonly signals: Database<unknown, Key[]>;
+  close(): Promise<void>;
+}
+
+export function openStorage(path: string): Storage {
+  mkdirSync(path, { recursive: true });
+  const env = open({
+    path,
+    compression: false,
+    // A put's promise resolves when its transaction is committed (visible); its
+    // `.flushed` when the commit is on disk. The engine applies on the first and
+    // acknowledges on the second.
+    separateFlushed: true,
+    maxDbs: 32,
+  });
+  const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
+    env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
+  const structured = <V, K extends Key>(name: string) =>
+    db<V, K>(name, { sharedStructuresKey: Symbol.for('structures') });
+  return {
+    path,
+    env,
+    ingestLog: db('ingest_log'),
+    identities: db('identities'),
+    deadLetters: structured('dead_letters'),
+    snapshots: db('snapshots'),
+    meta: db('meta'),
+    mints: db('mints'),
+    accounts: structured('accounts'),
+    trades: structured('trades'),
+    tradesByToken: db('trades_by_token'),
+    tradesByWallet: db('trades_by_wallet'),
+    candles: structured('candles'),
+    tokens: structured('tokens'),
+    pools: structured('pools'),
+    labels: db('labels'),
+    posts: structured('posts'),
+    signals: db('signals'),
+    close: () => env.close(),
+  };
+}
+
+/** A write's promise as lmdb-js returns it with `separateFlushed`. */
+export type WritePromise = Promise<boolean> & { flushed?: Promise<unknown> };
+
+/** Resolves once the given write is durable on disk. */
+export function whenFlushed(write: Promise<boolean>): Promise<unknown> {
+  return (write as WritePromise).flushed ?? write;
+}
