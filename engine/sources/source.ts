@@ -3,10 +3,13 @@
  * into INGEST.md events and hands them to the sink; it knows nothing of actors.
  */
 export interface IngestSink {
-  /** Submit one event object. Validation failures go to dead letters, never throw. */
-  submit(event: unknown, origin: string): void;
+  /**
+   * Submit one event object. Validation failures go to dead letters, never throw.
+   * `origin` names the source and `position` (a line number, an offset) where in it.
+   */
+  submit(event: unknown, origin: string, position?: number): void;
   /** Submit one NDJSON line as received (the cheapest path: the text is logged as is). */
-  submitLine(line: string, origin: string): void;
+  submitLine(line: string, origin: string, position?: number): void;
   /**
    * Backpressure: a promise to await before submitting more when too many batches
    * are waiting for their commit, or null when the source may go on.

@@ -1,0 +1,271 @@
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { IngestEvent } from '../ingest/events.ts';
+import { readLog } from '../ingest/gate.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Snapshot, Storage } from '../../storage/lmdb.ts';
+import type { ActorBehavior, ActorContext } from './behavior.ts';
+import { supervisionMachine } from './supervision.machine.ts';
+
+/** What a host needs to write a dead letter (the gate's writer). */
+export type DeadLetterWriter = (stage: string, reason: string, raw: unknown, source: string, extra: { seq?: number; type?: string }) => unknown;
+
+interface Resident<S> {
+  key: string;
+  id: string;
+  state: S;
+  /** Every event with a seq up to this one is in `state`. */
+  seq: number;
+  lifecycle: AnyMachineSnapshot | null;
+  supervision: AnyMachineSnapshot;
+  /** performance.now() of the last use: passivation is about memory, not event time. */
+  lastUsed: number;
+  dirty: boolean;
+}
+
+interface PersistedActor {
+  state: unknown;
+  lifecycle?: { value: unknown; context: unknown };
+}
+
+export interface HostOptions {
+  storage: Storage;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  deadLetter: DeadLetterWriter;
+  idleMs: number;
+  restartsMax: number;
+  /** The window restartsMax counts over. */
+  restartWindowMs?: number;
+}
+
+/**
+ * Supervises every actor of one kind: activates an actor on first use (from its
+ * snapshot), delivers events in seq order, rebuilds an actor that throws from its
+ * last snapshot plus the ingest log after it, sends an event that breaks it twice to
+ * dead letters, and passivates idle actors (snapshot to LMDB, dropped from memory).
+ * One actor's failure never reaches another.
+ */
+export class ActorHost<S> {
+  readonly kind: string;
+  private readonly residents = new Map<string, Resident<S>>();
+  private readonly stopped = new Set<string>();
+  private readonly ctx: ActorContext;
+  private readonly initialSupervision: AnyMachineSnapshot;
+  private readonly initialLifecycle: AnyMachineSnapshot | null;
+  /** The highest seq delivered to this host; snapshots record it. */
+  private appliedSeq = 0;
+
+  constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
+    this.kind = behavior.kind;
+    this.ctx = { clock: options.clock };
+    this.initialSupervision = initialTransition(supervisionMachine, {
+      restartsMax: options.restartsMax,
+      windowMs: options.restartWindowMs ?? 60_000,
+    })[0];
+    this.initialLifecycle = behavior.machine ? initialTransition(behavior.machine)[0] : null;
+  }
+
+  get size(): number {
+    return this.residents.size;
+  }
+
+  /** Routes one committed event to the actors it concerns. */
+  deliver(event: IngestEvent, seq: number): void {
+    if (seq > this.appliedSeq) this.appliedSeq = seq;
+    const keys = this.behavior.route(event);
+    if (keys === undefined) return;
+    if (typeof keys === 'string') this.deliverTo(keys, event, seq);
+    else for (const key of keys) this.deliverTo(key, event, seq);
+  }
+
+  /** The state of one actor for reading, activated from its snapshot; undefined if it never existed. */
+  get(key: string): Readonly<S> | undefined {
+    const resident = this.residents.get(key) ?? this.activate(key, false);
+    if (!resident) return undefined;
+    resident.lastUsed = performance.now();
+    return resident.state;
+  }
+
+  /** The lifecycle state value of an actor, if its kind has a machine. */
+  lifecycle(key: string): unknown {
+    const resident = this.residents.get(key) ?? this.activate(key, false);
+    return resident?.lifecycle?.value;
+  }
+
+  /** The supervision state of an actor: active, restarting or stopped. */
+  supervision(key: string): string {
+    if (this.stopped.has(key)) return 'stopped';
+    return String(this.residents.get(key)?.supervision.value ?? 'active');
+  }
+
+  isResident(key: string): boolean {
+    return this.residents.has(key);
+  }
+
+  /** Snapshots and drops actors unused for idleMs. */
+  passivateIdle(now = performance.now()): number {
+    let count = 0;
+    for (const resident of this.residents.values()) {
+      if (now - resident.lastUsed >= this.options.idleMs) {
+        this.passivate(resident);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Snapshots every actor changed since its last snapshot (puts join the caller's transaction). */
+  snapshotDirty(): number {
+    let count = 0;
+    for (const resident of this.residents.values()) {
+      if (resident.dirty) {
+        this.writeSnapshot(resident);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Snapshots and drops every actor, for shutdown. */
+  passivateAll(): void {
+    for (const resident of this.residents.values()) this.passivate(resident);
+  }
+
+  private passivate(resident: Resident<S>): void {
+    if (resident.dirty) this.writeSnapshot(resident);
+    this.residents.delete(resident.key);
+    this.options.metrics.actorPassivations.inc({ kind: this.kind });
+    this.options.metrics.actorsAlive.dec({ kind: this.kind });
+  }
+
+  private writeSnapshot(resident: Resident<S>): void {
+    const persisted: PersistedActor = {
+      state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
+    };
+    if (resident.lifecycle && resident.lifecycle !== this.initialLifecycle) {
+      persisted.lifecycle = { value: resident.lifecycle.value, context: resident.lifecycle.context };
+    }
+    resident.seq = Math.max(resident.seq, this.appliedSeq);
+    this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
+    resident.dirty = false;
+  }
+
+  private idOf(key: string): string {
+    return `${this.kind}:${key}`;
+  }
+
+  /** Loads an actor from its snapshot, or creates it when `create`; undefined otherwise. */
+  private activate(key: string, create: boolean): Resident<S> | undefined {
+    const id = this.idOf(key);
+    const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
+    if (!snapshot && !create) return undefined;
+    const resident: Resident<S> = {
+      key,
+      id,
+      state: undefined as S,
+      seq: 0,
+      lifecycle: this.initialLifecycle,
+      supervision: this.initialSupervision,
+      lastUsed: performance.now(),
+      dirty: false,
+    };
+    this.load(resident, snapshot);
+    this.residents.set(key, resident);
+    this.options.metrics.actorsAlive.inc({ kind: this.kind });
+    return resident;
+  }
+
+  private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined): void {
+    const { behavior } = this;
+    if (!snapshot) {
+      resident.state = behavior.initial(resident.key);
+      resident.seq = 0;
+      resident.lifecycle = this.initialLifecycle;
+      return;
+    }
+    const data = snapshot.state.state;
+    resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data) : (data as S);
+    resident.seq = snapshot.seq;
+    const machine = behavior.machine as AnyStateMachine | undefined;
+    resident.lifecycle =
+      machine && snapshot.state.lifecycle ? machine.resolveState(snapshot.state.lifecycle as never) : this.initialLifecycle;
+  }
+
+  private deliverTo(key: string, event: IngestEvent, seq: number): void {
+    if (this.stopped.has(key)) {
+      this.options.deadLetter('actor', `actor ${this.idOf(key)} is stopped after repeated crashes`, event, `actor:${this.idOf(key)}`, { seq, type: event.type });
+      return;
+    }
+    const resident = this.residents.get(key) ?? this.activate(key, true)!;
+    resident.lastUsed = performance.now();
+    if (seq <= resident.seq) return; // already in the snapshot it was activated from
+    try {
+      this.applyOne(resident, event);
+      resident.seq = seq;
+      resident.dirty = true;
+    } catch (err) {
+      this.recover(resident, event, seq, err as Error);
+    }
+  }
+
+  private applyOne(resident: Resident<S>, event: IngestEvent): void {
+    const lifecycleEvent = this.behavior.apply(resident.state, event, this.ctx);
+    if (lifecycleEvent && resident.lifecycle) {
+      resident.lifecycle = transition(this.behavior.machine!, resident.lifecycle, lifecycleEvent)[0];
+    }
+  }
+
+  /**
+   * The actor threw on `event`: rebuild it from its last snapshot plus the log before
+   * `seq` and try the event once more; if it throws again, the event goes to dead
+   * letters and the actor goes on without it.
+   */
+  private recover(resident: Resident<S>, event: IngestEvent, seq: number, err: Error): void {
+    const { log, metrics, storage } = this.options;
+    metrics.actorRestarts.inc({ kind: this.kind });
+    resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.crash', at: performance.now() })[0];
+    if (resident.supervision.value === 'stopped') {
+      log.error({ actor: resident.id, seq, err }, 'actor stopped: too many restarts');
+      this.residents.delete(resident.key);
+      this.stopped.add(resident.key);
+      metrics.actorsAlive.dec({ kind: this.kind });
+      this.options.deadLetter('actor', `actor ${resident.id} stopped after repeated crashes: ${err.message}`, event, `actor:${resident.id}`, { seq, type: event.type });
+      return;
+    }
+    const poisonKey = `poison|${resident.id}|${seq}`;
+    const knownPoison = storage.meta.doesExist(poisonKey);
+    log.error({ actor: resident.id, seq, type: event.type, err }, knownPoison ? 'actor threw on a known poison event; skipping it' : 'actor threw; restarting from its snapshot and the log');
+    this.rebuild(resident, seq);
+    let poisoned = knownPoison;
+    if (!knownPoison) {
+      try {
+        this.applyOne(resident, event);
+      } catch (again) {
+        poisoned = true;
+        this.rebuild(resident, seq);
+        this.options.deadLetter('actor', `actor ${resident.id} threw twice: ${(again as Error).message}`, event, `actor:${resident.id}`, { seq, type: event.type });
+        storage.meta.put(poisonKey, true);
+      }
+    }
+    if (poisoned) log.warn({ actor: resident.id, seq }, 'poison event skipped');
+    resident.seq = seq;
+    resident.dirty = true;
+    resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.restored' })[0];
+  }
+
+  /** Reloads the actor's last snapshot and replays its events from the log up to `beforeSeq`. */
+  private rebuild(resident: Resident<S>, beforeSeq: number): void {
+    const { storage } = this.options;
+    this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined);
+    for (const { seq, event } of readLog(storage, resident.seq + 1, beforeSeq - 1)) {
+      const keys = this.behavior.route(event);
+      const mine = typeof keys === 'string' ? keys === resident.key : keys?.includes(resident.key);
+      if (!mine) continue;
+      if (storage.meta.doesExist(`poison|${resident.id}|${seq}`)) continue;
+      this.applyOne(resident, event);
+    }
+  }
+}

@@ -1,0 +1,209 @@
+import { Observable, Subscription, concatMap, from, map, share } from 'rxjs';
+import type { Logger } from 'pino';
+import { quotePriceBehavior, latestQuotePrice, type QuotePriceState } from '../actors/index.ts';
+import { openStorage, type Storage } from '../storage/lmdb.ts';
+import { createClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { WSOL, timeOf, type IngestEvent } from './ingest/events.ts';
+import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
+import { silentLogger } from './log.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import type { EngineStatus, Query, SolPrice } from './query.ts';
+import { ndjsonSource } from './sources/ndjson.ts';
+import type { Source } from './sources/source.ts';
+import type { ActorBehavior } from './supervisor/behavior.ts';
+import { ActorHost } from './supervisor/host.ts';
+
+/** One event as applied to the actors: in ingest seq order. */
+export interface StampedEvent {
+  seq: number;
+  event: IngestEvent;
+}
+
+export interface EngineOptions {
+  config: Config;
+  log?: Logger;
+  /** Extra actor kinds run beside the built-in ones (embedders, tests). */
+  actors?: ActorBehavior<any>[];
+  /** Defaults to the clock `config.clock` names. */
+  clock?: Clock;
+}
+
+/** Creates a source from its command-line name; `sim` is registered by the simulator. */
+export type SourceFactory = (spec: string, engine: Engine) => Source | null;
+const sourceFactories: SourceFactory[] = [];
+/** Lets a source module (the simulator) make itself available under a `--source` name. */
+export function registerSource(factory: SourceFactory): void {
+  sourceFactories.push(factory);
+}
+
+const CHECKPOINT_KEY = 'checkpoint';
+
+/**
+ * The engine: storage → ingest gate → router → actors, with the read facade the
+ * transport serves. The only place the parts are wired together.
+ */
+export class Engine {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly storage: Storage;
+  readonly gate: IngestGate;
+  readonly hosts: ActorHost<any>[];
+  /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
+  readonly events$: Observable<StampedEvent>;
+  readonly query: Query;
+  private readonly quotePrices: ActorHost<QuotePriceState>;
+  private appliedSeq = 0;
+  private readonly subscription = new Subscription();
+  private timers: NodeJS.Timeout[] = [];
+  private state: EngineStatus['status'] = 'starting';
+  private sourceName = 'none';
+  private sourceDone: boolean | null = null;
+  private sourceAbort: AbortController | null = null;
+  private sourceRun: Promise<void> | null = null;
+
+  constructor(options: EngineOptions) {
+    this.config = options.config;
+    this.log = options.log ?? silentLogger();
+    this.clock = options.clock ?? createClock(options.config.clock);
+    this.metrics = createMetrics();
+    this.storage = openStorage(options.config.data);
+    this.gate = new IngestGate({
+      storage: this.storage,
+      metrics: this.metrics,
+      log: this.log.child({ part: 'ingest' }),
+      batchMax: options.config.ingest.batchMax,
+      batchesInFlightMax: options.config.ingest.batchesInFlightMax,
+    });
+    const hostOptions = {
+      storage: this.storage,
+      clock: this.clock,
+      metrics: this.metrics,
+      deadLetter: this.gate.deadLetter.bind(this.gate),
+      idleMs: options.config.actors.idleMs,
+      restartsMax: options.config.actors.restartsMax,
+    };
+    const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });
+    this.quotePrices = host(quotePriceBehavior);
+    this.hosts = [this.quotePrices, ...(options.actors ?? []).map(host)];
+    // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
+    // every actor sees its events in seq order.
+    this.events$ = this.gate.committed$.pipe(
+      concatMap((batch: CommittedBatch) => from(batch.events).pipe(map((event, i) => ({ seq: batch.firstSeq + i, event })))),
+      share(),
+    );
+    this.subscription.add(this.events$.subscribe(({ seq, event }) => this.apply(seq, event)));
+    this.query = this.createQuery();
+  }
+
+  /** Replays the log after the last checkpoint into the actors, then serves. */
+  async start(): Promise<void> {
+    const checkpoint = (this.storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
+    let replayed = 0;
+    for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
+      this.apply(seq, event);
+      replayed++;
+    }
+    if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
+    this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
+    const { actors } = this.config;
+    this.timers.push(setInterval(() => this.passivateIdle(), actors.sweepMs).unref());
+    this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
+    this.state = 'ready';
+  }
+
+  private apply(seq: number, event: IngestEvent): void {
+    this.clock.observe(timeOf(event));
+    for (const host of this.hosts) host.deliver(event, seq);
+    this.appliedSeq = seq;
+  }
+
+  /** The embedded API: resolves once the event's outcome is durable. */
+  ingest(event: unknown): Promise<IngestResult> {
+    return this.gate.ingest(event);
+  }
+
+  /** Snapshots every changed actor and records the seq they all cover, in one transaction. */
+  checkpoint(): Promise<unknown> {
+    for (const host of this.hosts) host.snapshotDirty();
+    return this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
+  }
+
+  passivateIdle(now?: number): number {
+    let count = 0;
+    for (const host of this.hosts) count += host.passivateIdle(now);
+    return count;
+  }
+
+  /** Resolves the `--source` name: ndjson:<path>, sim (once registered) or none. */
+  createSource(spec: string): Source | null {
+    if (spec === 'none') return null;
+    if (spec.startsWith('ndjson:')) {
+      const path = spec.slice('ndjson:'.length);
+      return ndjsonSource({
+        path,
+        lineBytesMax: this.config.ingest.lineBytesMax,
+        progress: path !== '-' && process.stderr.isTTY === true,
+        deadLetter: (reason, raw, position) => void this.gate.deadLetter('gate', reason, raw, `ndjson:${path}:${position}`),
+      });
+    }
+    for (const factory of sourceFactories) {
+      const source = factory(spec, this);
+      if (source) return source;
+    }
+    throw new Error(`unknown source: ${spec}`);
+  }
+
+  /** Runs a source to its end (or until stop); resolves when it is fully durable. */
+  runSource(source: Source | null): Promise<void> {
+    if (!source) return Promise.resolve();
+    this.sourceName = source.name;
+    this.sourceDone = source.finite ? false : null;
+    this.sourceAbort = new AbortController();
+    this.sourceRun = source.run(this.gate, this.sourceAbort.signal).then(async () => {
+      await this.gate.flush();
+      if (source.finite && !this.sourceAbort?.signal.aborted) this.sourceDone = true;
+      this.log.info({ source: source.name, ingested: this.gate.ingested, dead_letters: this.gate.deadLetters }, 'source done');
+    });
+    return this.sourceRun;
+  }
+
+  /** Stops the source, makes everything durable, snapshots all actors and closes storage. */
+  async stop(): Promise<void> {
+    this.state = 'stopping';
+    this.sourceAbort?.abort();
+    await this.sourceRun?.catch((err) => this.log.error({ err }, 'source failed'));
+    for (const timer of this.timers) clearInterval(timer);
+    await this.gate.flush();
+    for (const host of this.hosts) host.passivateAll();
+    await this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
+    this.subscription.unsubscribe();
+    await this.storage.close();
+  }
+
+  private createQuery(): Query {
+    return {
+      status: (): EngineStatus => ({
+        status: this.state,
+        ingested: this.gate.ingested,
+        deadLetters: this.gate.deadLetters,
+        source: this.sourceName,
+        sourceDone: this.sourceDone,
+      }),
+      solPrice: (): SolPrice | null => {
+        const state = this.quotePrices.get(WSOL);
+        const latest = state && latestQuotePrice(state);
+        return latest ? { price_usd: latest.price_usd, updated_at: latest.at } : null;
+      },
+    };
+  }
+}
+
+/** Opens the data directory and brings the actors up to date with the log. */
+export async function createEngine(options: EngineOptions): Promise<Engine> {
+  const engine = new Engine(options);
+  await engine.start();
+  return engine;
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config, type ConfigInput } from '../../engine/config.ts';
+import { USDC, WSOL } from '../../engine/ingest/events.ts';
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** A deterministic PRNG (mulberry32) so fixtures are the same on every run. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function base58(random: () => number, length: number): string {
+  let s = B58[1 + Math.floor(random() * 57)]!;
+  for (let i = 1; i < length; i++) s += B58[Math.floor(random() * 58)];
+  return s;
+}
+
+const r = rng(7);
+export const MINT = base58(r, 44);
+export const POOL = base58(r, 44);
+export const WALLET = base58(r, 44);
+export const OTHER_WALLET = base58(r, 44);
+export const TX = base58(r, 88);
+export { USDC, WSOL };
+
+/** One valid event of every INGEST.md type, all fields present. */
+export function sampleEvents(): Record<string, Record<string, unknown>> {
+  return {
+    token: {
+      type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'TEST', name: 'Test Token',
+      description: 'a token', image_url: 'https://example.com/t.png', socials: { x: 'https://x.com/test' }, creator_address: WALLET,
+      launched_at: 1_767_225_600_000, mint_authority: null, freeze_authority: null, lp_burned_pct: 100, dex_paid: false,
+      mayhem_mode: false, mayhem_ends_at: null, creator_fee_destination: 'creator', slot: 100, at: 1_767_225_600_000,
+    },
+    pool: {
+      type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve',
+      created_at: 1_767_225_600_000, migrated_from_pool_address: null, curve_initial_real_base_raw: '793100000000000', slot: 100,
+    },
+    swap: {
+      type: 'swap', tx_hash: TX, slot: 101, tx_index: 3, event_index: 0, at: 1_767_225_600_400, pool_address: POOL, wallet_address: WALLET,
+      side: 'buy', base_amount_raw: '35000000000000', quote_amount_raw: '1000000000', base_reserve_raw: '1038000000000000',
+      quote_reserve_raw: '31000000000', real_base_reserve_raw: '758100000000000', real_quote_reserve_raw: '1000000000',
+    },
+    migration: { type: 'migration', token_address: MINT, from_pool_address: POOL, to_pool_address: OTHER_WALLET, slot: 200, at: 1_767_225_700_000 },
+    balance: { type: 'balance', token_address: MINT, wallet_address: WALLET, balance_raw: '35000000000000', slot: 101, at: 1_767_225_600_400 },
+    quote_price: { type: 'quote_price', quote_address: WSOL, price_usd: 151.25, at: 1_767_225_600_000 },
+    label: { type: 'label', wallet_address: WALLET, label: 'kol', action: 'add', detail: { name: 'k' }, at: 1_767_225_600_000 },
+    social_post: {
+      type: 'social_post', post_id: 'x-1', platform: 'x', author: 'kol1', author_wallet_address: WALLET, text: 'buy $TEST',
+      url: 'https://x.com/kol1/status/1', token_addresses: [MINT], at: 1_767_225_600_000,
+    },
+  };
+}
+
+/** Required fields of each type (INGEST.md "req: yes"). */
+export const REQUIRED: Record<string, string[]> = {
+  token: ['token_address', 'slot', 'at'],
+  pool: ['pool_address', 'base_address', 'quote_address', 'dex', 'pool_type', 'created_at', 'slot', 'curve_initial_real_base_raw'],
+  swap: ['tx_hash', 'slot', 'tx_index', 'event_index', 'at', 'pool_address', 'wallet_address', 'side', 'base_amount_raw', 'quote_amount_raw', 'base_reserve_raw', 'quote_reserve_raw'],
+  migration: ['token_address', 'from_pool_address', 'to_pool_address', 'slot', 'at'],
+  balance: ['token_address', 'wallet_address', 'balance_raw', 'slot', 'at'],
+  quote_price: ['quote_address', 'price_usd', 'at'],
+  label: ['wallet_address', 'label', 'action', 'at'],
+  social_post: ['post_id', 'platform', 'author', 'text', 'token_addresses', 'at'],
+};
+
+/** `count` swaps over `poolCount` pools, with a wSOL price every 100 events. */
+export function* swapStream(count: number, poolCount: number, seed = 1): Generator<Record<string, unknown>> {
+  const random = rng(seed);
+  const pools = Array.from({ length: poolCount }, () => base58(random, 44));
+  const wallets = Array.from({ length: 500 }, () => base58(random, 44));
+  const start = 1_767_225_600_000;
+  for (let i = 0; i < count; i++) {
+    const at = start + i * 10;
+    if (i % 100 === 0) yield { type: 'quote_price', quote_address: WSOL, price_usd: 150 + (i % 1000) / 100, at };
+    yield {
+      type: 'swap', tx_hash: base58(random, 88), slot: 300_000_000 + Math.floor(i / 4), tx_index: i % 4, event_index: 0, at,
+      pool_address: pools[i % poolCount], wallet_address: wallets[Math.floor(random() * wallets.length)], side: random() < 0.5 ? 'buy' : 'sell',
+      base_amount_raw: String(1_000_000 + Math.floor(random() * 1e9)), quote_amount_raw: String(1_000_000 + Math.floor(random() * 1e9)),
+      base_reserve_raw: '800000000000000', quote_reserve_raw: '40000000000',
+    };
+  }
+}
+
+export interface TempDir {
+  path: string;
+  cleanup(): void;
+}
+
+export function tempDir(prefix = 'mds-test-'): TempDir {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A config for tests: temp data dir, event clock, no source, quiet. */
+export function testConfig(data: string, overrides: Partial<ConfigInput> = {}): Config {
+  return loadConfig({ flags: { data, source: 'none', clock: 'event', logLevel: 'silent', port: 0, ...overrides } as Record<string, unknown> });
+}
