@@ -52,6 +52,11 @@ export class ActorHost<S> {
   readonly kind: string;
   private readonly residents = new Map<string, Resident<S>>();
   private readonly stopped = new Set<string>();
+  /**
+   * Passivated actors whose snapshot is not committed yet: LMDB does not show an
+   * async put before its commit, so activation takes them from here meanwhile.
+   */
+  private readonly inTransit = new Map<string, Resident<S>>();
   private readonly ctx: ActorContext;
   private readonly initialSupervision: AnyMachineSnapshot;
   private readonly initialLifecycle: AnyMachineSnapshot | null;
@@ -135,13 +140,20 @@ export class ActorHost<S> {
   }
 
   private passivate(resident: Resident<S>): void {
-    if (resident.dirty) this.writeSnapshot(resident);
+    if (resident.dirty) {
+      const write = this.writeSnapshot(resident);
+      this.inTransit.set(resident.key, resident);
+      const settle = () => {
+        if (this.inTransit.get(resident.key) === resident) this.inTransit.delete(resident.key);
+      };
+      write.then(settle, settle);
+    }
     this.residents.delete(resident.key);
     this.options.metrics.actorPassivations.inc({ kind: this.kind });
     this.options.metrics.actorsAlive.dec({ kind: this.kind });
   }
 
-  private writeSnapshot(resident: Resident<S>): void {
+  private writeSnapshot(resident: Resident<S>): Promise<boolean> {
     const persisted: PersistedActor = {
       state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
     };
@@ -149,8 +161,9 @@ export class ActorHost<S> {
       persisted.lifecycle = { value: resident.lifecycle.value, context: resident.lifecycle.context };
     }
     resident.seq = Math.max(resident.seq, this.appliedSeq);
-    this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
+    const write = this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
     resident.dirty = false;
+    return write;
   }
 
   private idOf(key: string): string {
@@ -160,6 +173,13 @@ export class ActorHost<S> {
   /** Loads an actor from its snapshot, or creates it when `create`; undefined otherwise. */
   private activate(key: string, create: boolean): Resident<S> | undefined {
     const id = this.idOf(key);
+    const moving = this.inTransit.get(key);
+    if (moving) {
+      this.inTransit.delete(key);
+      this.residents.set(key, moving);
+      this.options.metrics.actorsAlive.inc({ kind: this.kind });
+      return moving;
+    }
     const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
     if (!snapshot && !create) return undefined;
     const resident: Resident<S> = {

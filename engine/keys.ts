@@ -1,0 +1,118 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PlanName } from './config.ts';
+import type { Account, Storage } from '../storage/lmdb.ts';
+
+export type { Account };
+
+/**
+ * API keys (DECISIONS.md, "Plans"): the operator's CLI creates, lists and revokes them,
+ * HTTP and WebSocket authentication verify them. Only a hash of a key is stored: the
+ * `accounts` database is keyed by the sha256 hex of the key, and a leaked data
+ * directory gives no usable key.
+ *
+ * Nothing is cached in memory: `verify` reads LMDB on every call (a synchronous,
+ * memory-mapped read), so a revoke is effective for the next request as soon as its
+ * write has committed, in this process and in any other reading the same directory.
+ */
+
+/** What `create` returns: the only time the key itself is seen. */
+export interface CreatedKey {
+  id: string;
+  /** `mds_` + 32 random bytes in base64url; shown once, never stored. */
+  key: string;
+  plan: PlanName;
+  expiresAt: number | null;
+}
+
+export interface KeyStore {
+  /** Create a key; resolves once the account is committed (verify sees it). */
+  create(input: { plan: PlanName; expiresAt?: number | null }): Promise<CreatedKey>;
+  /** Every account, revoked ones included, oldest first; no key material. */
+  list(): Account[];
+  /** Revoke by id; true if an active key was revoked, false if unknown or already revoked. */
+  revoke(id: string): Promise<boolean>;
+  /** The account of a presented key, or null for an unknown or revoked key. Expired keys still verify. */
+  verify(key: string): Account | null;
+}
+
+/** The stored record: the account plus the key hash it is filed under. @internal */
+interface AccountRecord extends Account {
+  /** sha256 hex of the key, the same as the record's LMDB key. */
+  hash: string;
+}
+
+const KEY_PREFIX = 'mds_';
+const KEY_RANDOM_BYTES = 32;
+/** Length of a generated key: prefix + base64url of 32 bytes (43 characters). */
+const KEY_LENGTH = KEY_PREFIX.length + Math.ceil((KEY_RANDOM_BYTES * 4) / 3);
+/** Hex characters of the hash used as public id: 48 bits, unique among an operator's keys. */
+const ID_HEX_CHARS = 12;
+
+const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+const toAccount = (record: AccountRecord): Account => ({
+  id: record.id,
+  plan: record.plan,
+  createdAt: record.createdAt,
+  expiresAt: record.expiresAt,
+  revokedAt: record.revokedAt,
+});
+
+export function createKeyStore(storage: Storage, clock: { now(): number }): KeyStore {
+  const db = storage.accounts;
+
+  const records = (): AccountRecord[] => {
+    const out: AccountRecord[] = [];
+    for (const { value } of db.getRange()) out.push(value as AccountRecord);
+    return out;
+  };
+
+  return {
+    async create({ plan, expiresAt = null }) {
+      const taken = new Set(records().map((r) => r.id));
+      let key: string;
+      let hash: string;
+      // A 48-bit id prefix collides with negligible probability; retrying keeps ids unique anyway.
+      do {
+        key = KEY_PREFIX + randomBytes(KEY_RANDOM_BYTES).toString('base64url');
+        hash = hashKey(key);
+      } while (taken.has(hash.slice(0, ID_HEX_CHARS)));
+      const record: AccountRecord = {
+        id: hash.slice(0, ID_HEX_CHARS),
+        plan,
+        createdAt: clock.now(),
+        expiresAt,
+        revokedAt: null,
+        hash,
+      };
+      await db.put(hash, record);
+      return { id: record.id, key, plan, expiresAt };
+    },
+
+    list() {
+      return records()
+        .map(toAccount)
+        .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    },
+
+    async revoke(id) {
+      const record = records().find((r) => r.id === id);
+      if (!record || record.revokedAt !== null) return false;
+      // A read-modify-write without a version check: revokes come from the operator's
+      // CLI, and two concurrent revokes of one key only rewrite revokedAt.
+      await db.put(record.hash, { ...record, revokedAt: clock.now() });
+      return true;
+    },
+
+    verify(key) {
+      // Cheap rejects first: only generated keys can match, and this bounds hashing work.
+      if (typeof key !== 'string' || key.length !== KEY_LENGTH || !key.startsWith(KEY_PREFIX)) return null;
+      const hash = hashKey(key);
+      const record = db.get(hash) as AccountRecord | undefined;
+      if (!record || typeof record.hash !== 'string' || record.hash.length !== hash.length) return null;
+      if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+      if (record.revokedAt !== null) return null;
+      return toAccount(record);
+    },
+  };
+}

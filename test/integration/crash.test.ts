@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
+import { readLog } from '../../engine/ingest/gate.ts';
+import { createEngine } from '../../engine/system.ts';
+import { openStorage } from '../../storage/lmdb.ts';
+import { rng, swapStream, tempDir, testConfig } from '../helpers/fixtures.ts';
+import { swapCounter } from '../helpers/swap-counter.ts';
+
+const CHILD = fileURLToPath(new URL('../helpers/crash-child.ts', import.meta.url));
+const SEED = Number(process.env.SEED ?? 20261120);
+
+interface Run {
+  acked: number;
+  done: boolean;
+}
+
+/** Runs the child; kills it with SIGKILL `killAfterMs` after its first ack (never, if null). */
+function runChild(data: string, file: string, killAfterMs: number | null): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, data, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const run: Run = { acked: 0, done: false };
+    let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const l of lines) {
+        if (l.startsWith('ack ')) run.acked = Math.max(run.acked, Number(l.slice(4)));
+        if (l === 'done') run.done = true;
+        if (killAfterMs !== null && !timer && run.acked > 0) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+    });
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (signal === 'SIGKILL' || code === 0) resolve(run);
+      else reject(new Error(`child exited ${code} ${signal}: ${stderr}`));
+    });
+  });
+}
+
+describe('crash safety', () => {
+  it(`loses no acknowledged event and applies none twice across SIGKILLs (seed ${SEED})`, async () => {
+    const dir = tempDir();
+    try {
+      const events = [...swapStream(60_000, 40, 5)];
+      const file = join(dir.path, 'events.ndjson');
+      writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+      const ids = events.map((e) => identityOf(e as IngestEvent));
+      const data = join(dir.path, 'data');
+      const random = rng(SEED);
+      let kills = 0;
+      for (let round = 0; round < 5; round++) {
+        const run = await runChild(data, file, Math.floor(random() * 400));
+        if (run.done) break;
+        kills++;
+        const storage = openStorage(data);
+        const logged = [...readLog(storage, 1)].map((e) => identityOf(e.event));
+        await storage.close();
+        const seen = new Set(logged);
+        expect(seen.size, 'no event is in the log twice').toBe(logged.length);
+        const missing = ids.slice(0, run.acked).filter((id) => !seen.has(id));
+        expect(missing, `acknowledged up to line ${run.acked}`).toEqual([]);
+      }
+      expect(kills).toBeGreaterThanOrEqual(3);
+      const last = await runChild(data, file, null);
+      expect(last.done).toBe(true);
+
+      const engine = await createEngine({ config: testConfig(data), actors: [swapCounter] });
+      try {
+        expect(engine.query.status().ingested).toBe(events.length);
+        const expected = new Map<string, number>();
+        for (const e of events) if (e.type === 'swap') expected.set(e.pool_address as string, (expected.get(e.pool_address as string) ?? 0) + 1);
+        const counter = engine.hosts.find((h) => h.kind === 'swap-counter')!;
+        for (const [pool, count] of expected) expect((counter.get(pool) as { swaps: number }).swaps, pool).toBe(count);
+      } finally {
+        await engine.stop();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  }, 180_000);
+});

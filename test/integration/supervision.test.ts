@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
+import { createEngine, type Engine } from '../../engine/system.ts';
+import { WALLET, OTHER_WALLET, WSOL, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+
+/**
+ * A label-counting actor kind per wallet that throws on the label `poison`, and on
+ * `flaky` only the first time it sees it (a transient fault a restart cures).
+ */
+interface LabelState {
+  labels: string[];
+}
+let flakyThrown = false;
+const labelCounter: ActorBehavior<LabelState> = {
+  kind: 'label-counter',
+  route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
+  initial: () => ({ labels: [] }),
+  apply(state, e) {
+    if (e.type !== 'label') return;
+    state.labels.push(e.label); // mutate first: a rebuild must undo a half-applied event
+    if (e.label === 'poison') throw new Error('cannot digest poison');
+    if (e.label === 'flaky' && !flakyThrown) {
+      flakyThrown = true;
+      throw new Error('transient');
+    }
+  },
+};
+
+const label = (wallet: string, name: string, at: number) => ({ type: 'label', wallet_address: wallet, label: name, action: 'add', at });
+
+let dir: TempDir;
+let engine: Engine | undefined;
+afterEach(async () => {
+  await engine?.stop().catch(() => undefined);
+  engine = undefined;
+  dir.cleanup();
+});
+
+async function start(overrides = {}): Promise<Engine> {
+  engine = await createEngine({ config: testConfig(dir.path, overrides), actors: [labelCounter] });
+  return engine;
+}
+const hostOf = (e: Engine) => e.hosts.find((h) => h.kind === 'label-counter')!;
+
+describe('supervision', () => {
+  it('restarts an actor that throws, dead-letters an event that breaks it twice, and keeps the others serving', async () => {
+    dir = tempDir();
+    flakyThrown = false;
+    const e = await start();
+    await e.ingest(label(WALLET, 'kol', 1));
+    await e.ingest(label(OTHER_WALLET, 'whale', 1));
+    await e.checkpoint(); // snapshot covers 'kol'
+    await e.ingest(label(WALLET, 'smart_money', 2)); // after the snapshot: must come back from the log
+    await e.ingest(label(WALLET, 'poison', 3));
+    await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 99, at: 4 });
+    await e.ingest(label(OTHER_WALLET, 'bot', 5));
+    await e.ingest(label(WALLET, 'flaky', 6));
+    await e.ingest(label(WALLET, 'sniper', 7));
+
+    const host = hostOf(e);
+    expect(host.get(WALLET)).toEqual({ labels: ['kol', 'smart_money', 'flaky', 'sniper'] });
+    expect(host.get(OTHER_WALLET)).toEqual({ labels: ['whale', 'bot'] });
+    expect(host.supervision(WALLET)).toBe('active');
+    expect(e.query.solPrice()).toEqual({ price_usd: 99, updated_at: 4 });
+
+    const letters = [...e.storage.deadLetters.getRange()].map((l) => l.value);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ reason: expect.stringContaining('threw twice: cannot digest poison'), source: `actor:label-counter:${WALLET}`, seq: 4, type: 'label' });
+    const metrics = await e.metrics.registry.metrics();
+    expect(metrics).toContain('mds_actor_restarts_total{kind="label-counter"} 2');
+  });
+
+  it('skips a known poison event when the log is replayed after a restart of the process', async () => {
+    dir = tempDir();
+    flakyThrown = true;
+    let e = await start();
+    await e.ingest(label(WALLET, 'kol', 1));
+    await e.ingest(label(WALLET, 'poison', 2));
+    await e.ingest(label(WALLET, 'whale', 3));
+    // Simulate a crash: nothing snapshotted, the checkpoint stays at 0.
+    await e.gate.flush();
+    await e.storage.close();
+    engine = undefined;
+    e = await start();
+    expect(hostOf(e).get(WALLET)).toEqual({ labels: ['kol', 'whale'] });
+    expect(e.storage.deadLetters.getCount()).toBe(1);
+  });
+
+  it('passivates idle actors to snapshots and activates them again on use', async () => {
+    dir = tempDir();
+    flakyThrown = true;
+    const e = await start();
+    await e.ingest(label(WALLET, 'kol', 1));
+    await e.ingest(label(OTHER_WALLET, 'bot', 1));
+    const host = hostOf(e);
+    expect(host.size).toBe(2);
+    expect(e.passivateIdle(performance.now() + 10 * 60_000)).toBeGreaterThanOrEqual(2);
+    expect(host.size).toBe(0);
+    await e.storage.env.flushed;
+    expect(e.storage.snapshots.get(`label-counter:${WALLET}`)).toMatchObject({ state: { state: { labels: ['kol'] } } });
+    expect(await e.metrics.registry.metrics()).toContain('mds_actor_passivations_total{kind="label-counter"} 2');
+    // Passivated and used again before its snapshot commits: nothing is lost.
+    e.passivateIdle(performance.now() + 10 * 60_000);
+    await e.ingest(label(OTHER_WALLET, 'whale', 2));
+    e.passivateIdle(performance.now() + 10 * 60_000);
+    expect(host.get(OTHER_WALLET)).toEqual({ labels: ['bot', 'whale'] });
+    // An event activates it from the snapshot; a read activates it too.
+    await e.ingest(label(WALLET, 'whale', 2));
+    expect(host.isResident(WALLET)).toBe(true);
+    expect(host.get(WALLET)).toEqual({ labels: ['kol', 'whale'] });
+    expect(host.get(OTHER_WALLET)).toEqual({ labels: ['bot', 'whale'] });
+    expect(host.get('never-seen')).toBeUndefined();
+    // The quote-price actor's lifecycle machine survives passivation.
+    await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 10, at: 3 });
+    const quotes = e.hosts.find((h) => h.kind === 'quote-price')!;
+    expect(quotes.lifecycle(WSOL)).toBe('priced');
+    e.passivateIdle(performance.now() + 10 * 60_000);
+    expect(quotes.isResident(WSOL)).toBe(false);
+    expect(quotes.lifecycle(WSOL)).toBe('priced');
+    expect(quotes.lifecycle(WALLET)).toBeUndefined();
+  });
+
+  it('stops an actor that keeps crashing and sends its events to dead letters', async () => {
+    dir = tempDir();
+    flakyThrown = true;
+    const e = await start({ actors: { restartsMax: 2 } });
+    for (let i = 0; i < 3; i++) await e.ingest(label(WALLET, 'poison', 10 + i));
+    await e.ingest(label(WALLET, 'kol', 20));
+    await e.ingest(label(OTHER_WALLET, 'kol', 20));
+    const host = hostOf(e);
+    expect(host.supervision(WALLET)).toBe('stopped');
+    expect(host.get(OTHER_WALLET)).toEqual({ labels: ['kol'] });
+    const reasons = [...e.storage.deadLetters.getRange()].map((l) => l.value.reason);
+    expect(reasons.filter((r) => r.includes('threw twice'))).toHaveLength(2);
+    expect(reasons.filter((r) => r.includes('stopped'))).toHaveLength(2);
+  });
+});

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { Config } from '../../engine/config.ts';
+import type { EngineError } from '../../engine/errors.ts';
+import type { Account, KeyStore } from '../../engine/keys.ts';
+import type { Logger } from '../../engine/log.ts';
+import type { Metrics } from '../../engine/metrics.ts';
+import type { Query } from '../../engine/query.ts';
+
+/** What the server is built from; handlers get it as `ctx.deps`. */
+export interface ServerDeps {
+  config: Config;
+  log: Logger;
+  query: Query;
+  keys: KeyStore;
+  metrics: Metrics;
+}
+
+export interface RouteContext<P, Q> {
+  /** Path parameters, percent-decoded and validated by the route's `params` schema. */
+  params: P;
+  /** Query parameters, validated by the route's `query` schema. */
+  query: Q;
+  /** The caller's account on `auth` routes (expired keys included); null on open routes. */
+  account: Account | null;
+  deps: ServerDeps;
+}
+
+/**
+ * What a handler returns: plain data (the success envelope's `data`), a `Page` (adds
+ * pagination) or a `RawBody`; or a promise of one. Throw an EngineError to fail.
+ */
+export type RouteHandler<P, Q> = (ctx: RouteContext<P, Q>) => unknown;
+
+// Object schemas of any shape and unknown-key mode; defineRoute makes them strict.
+type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
+type EmptySchema = z.ZodObject<{}, z.core.$strict>;
+
+export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema> {
+  /** uWS pattern: `/v1/pools/:pool_address`. Every `:name` needs a key in `params`. */
+  pattern: string;
+  /** true: `Authorization: Bearer <key>` required (every /v1 route). */
+  auth: boolean;
+  /** Path parameters by name; omitted for a pattern without any. */
+  params?: PS;
+  /** Query parameters; omitted for a route that takes none (any parameter is then a 400). */
+  query?: QS;
+  handler: RouteHandler<z.output<PS>, z.output<QS>>;
+}
+
+/** A route of the table, types erased. */
+export interface Route {
+  readonly method: 'GET';
+  readonly pattern: string;
+  readonly auth: boolean;
+  /** Names of the pattern's `:params`, in order: `req.getParameter(i)` is `paramNames[i]`. */
+  readonly paramNames: readonly string[];
+  readonly params: ObjectSchema;
+  readonly query: ObjectSchema;
+  readonly handler: RouteHandler<any, any>;
+}
+
+const PARAM = /\/:([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * One entry of the route table. Schemas are made strict here, so an unknown parameter
+ * is always a 400 even if a route forgets `.strict()`; a pattern whose `:params` do not
+ * match the params schema's keys throws at start-up.
+ */
+export function defineRoute<PS extends ObjectSchema = EmptySchema, QS extends ObjectSchema = EmptySchema>(
+  spec: RouteSpec<PS, QS>,
+): Route {
+  if (!spec.pattern.startsWith('/')) throw new Error(`route pattern must start with '/': ${spec.pattern}`);
+  const paramNames = [...spec.pattern.matchAll(PARAM)].map((m) => m[1]!);
+  const params: ObjectSchema = spec.params ?? z.object({});
+  const declared = Object.keys(params.shape).sort();
+  if (declared.join() !== [...paramNames].sort().join()) {
+    throw new Error(`route ${spec.pattern}: params schema keys [${declared}] do not match the pattern [${paramNames}]`);
+  }
+  return {
+    method: 'GET',
+    pattern: spec.pattern,
+    auth: spec.auth,
+    paramNames,
+    params: params.strict(),
+    query: (spec.query ?? z.object({})).strict(),
+    handler: spec.handler as RouteHandler<any, any>,
+  };
+}
+
+/**
+ * What a `beforeHandle` hook decides for one request. The seam for per-key rate limits,
+ * in-flight limits, monthly quotas and plan checks (issue of the plans).
+ */
+export interface Admission {
+  /** Headers for the response, whatever it turns out to be: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Quota-Remaining, Retry-After. */
+  headers?: Readonly<Record<string, string>>;
+  /** Answer with this error instead of running the route (4290 RATE_LIMITED, 4033 PLAN_REQUIRED...). */
+  reject?: EngineError;
+  /** Runs exactly once, after the response is written or the client aborted: releases an in-flight slot. */
+  done?: () => void;
+}
+
+/**
+ * Runs for every matched route after authentication and before parameters are
+ * validated (so malformed requests count against limits too), in list order; the
+ * first `reject` wins, and hooks after it do not run. Synchronous by design: it runs
+ * on every request.
+ */
+export type BeforeHandle = (request: { account: Account | null; route: Route }) => Admission | void;
