@@ -156,23 +156,32 @@ export type IngestEvent =
   | LabelEvent
   | SocialPostEvent;
 
-/** The identity of INGEST.md for each type; a second event with it is a no-op. */
+/** Fixed-width decimal, so that identities sort by their leading number. */
+const pad = (n: number) => String(n).padStart(16, '0');
+
+/**
+ * The identity of INGEST.md for each type; a second event with it is a no-op. Where
+ * the identity holds a slot or a time, or the event is tied to one (a transaction
+ * lands in exactly one slot), it leads the key: the identities of one batch then sit
+ * together in the LMDB index instead of dirtying pages all over it (measured: 93k →
+ * see bench/ingest-gate.ts).
+ */
 export function identityOf(e: IngestEvent): string {
   switch (e.type) {
     case 'swap':
-      return `s|${e.tx_hash}|${e.event_index}`;
+      return `s${pad(e.slot)}|${e.tx_hash.slice(0, 24)}|${e.event_index}`;
     case 'balance':
-      return `b|${e.token_address}|${e.wallet_address}|${e.slot}`;
+      return `b${pad(e.slot)}|${e.token_address}|${e.wallet_address}`;
     case 'token':
-      return `t|${e.token_address}|${e.slot}|${e.at}`;
+      return `t${pad(e.slot)}|${e.token_address}|${e.at}`;
+    case 'quote_price':
+      return `q${pad(e.at)}|${e.quote_address}`;
+    case 'label':
+      return `l${pad(e.at)}|${e.wallet_address}|${e.label}`;
     case 'pool':
       return `p|${e.pool_address}`;
     case 'migration':
       return `m|${e.from_pool_address}`;
-    case 'quote_price':
-      return `q|${e.quote_address}|${e.at}`;
-    case 'label':
-      return `l|${e.wallet_address}|${e.label}|${e.at}`;
     case 'social_post':
       return `x|${e.post_id}`;
   }

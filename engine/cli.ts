@@ -1,0 +1,184 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, PLAN_NAMES, loadConfig, type Config } from './config.ts';
+import { createLogger } from './log.ts';
+
+/**
+ * The command-line contract (operators, scripts and black-box tests drive the
+ * service through it): serve, replay, sim, keys. Exit 0 on success, 2 on a usage
+ * error (with a message on stderr), 1 on a failure at run time.
+ */
+
+class UsageError extends Error {}
+
+const int = (name: string) => (value: string) => {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer`);
+  return Number(value);
+};
+const positive = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
+  return n;
+};
+
+function resolveConfig(opts: Record<string, unknown>): Config {
+  try {
+    return loadConfig({
+      file: opts.config as string | undefined,
+      env: process.env,
+      flags: {
+        data: opts.data,
+        port: opts.port,
+        host: opts.host,
+        source: opts.source,
+        clock: opts.clock,
+        logLevel: opts.logLevel,
+        'sim.seed': opts.simSeed,
+        'sim.speed': opts.simSpeed,
+        'sim.launchRate': opts.simLaunchRate,
+        'sim.tradeRate': opts.simTradeRate,
+      },
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+const program = new Command('mds')
+  .description('Market data engine for Solana launchpad tokens: HTTP and WebSocket over LMDB')
+  .exitOverride()
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  .showHelpAfterError();
+
+const dataOption = () => new Option('--data <dir>', 'data directory (LMDB environment); default ./data');
+const configOption = () => new Option('--config <file>', 'JSON config file (plans, limits...)');
+
+program
+  .command('serve')
+  .description('ingest from a source and serve HTTP and /ws on one port')
+  .addOption(dataOption())
+  .option('--port <n>', 'port (default 8080; 0 = any free port)', int('--port'))
+  .option('--host <addr>', 'address to bind (default 127.0.0.1)')
+  .option('--source <spec>', 'sim (default), ndjson:<path>, ndjson:- or none')
+  .addOption(new Option('--clock <kind>', 'wall (default) or event time').choices(['wall', 'event']))
+  .addOption(configOption())
+  .option('--log-level <level>', 'fatal, error, warn, info (default), debug, trace, silent')
+  .option('--sim-seed <n>', 'simulator seed', int('--sim-seed'))
+  .option('--sim-speed <x>', 'simulated seconds per wall second', positive('--sim-speed'))
+  .option('--sim-launch-rate <n>', 'token launches per simulated minute', positive('--sim-launch-rate'))
+  .option('--sim-trade-rate <n>', 'target swaps per simulated second', positive('--sim-trade-rate'))
+  .action(async (opts) => {
+    const { serve } = await import('./serve.ts');
+    await serve(resolveConfig(opts));
+  });
+
+program
+  .command('replay')
+  .description('ingest an NDJSON file into the data directory and exit')
+  .argument('<file>', 'NDJSON file of INGEST.md events, or - for stdin')
+  .addOption(dataOption())
+  .addOption(new Option('--clock <kind>', 'wall (default) or event time').choices(['wall', 'event']))
+  .addOption(configOption())
+  .option('--log-level <level>', 'log level (default info)')
+  .action(async (file: string, opts) => {
+    const { replay } = await import('./serve.ts');
+    await replay(resolveConfig({ ...opts, source: `ndjson:${file}` }));
+  });
+
+program
+  .command('sim')
+  .description('write the simulated market to an NDJSON file, as fast as it can')
+  .requiredOption('--out <file>', 'output NDJSON file')
+  .option('--duration <d>', 'simulated time: 1h, 30m, 90s, 500ms or ms', '1h')
+  .option('--seed <n>', 'seed', int('--seed'), 42)
+  .option('--launch-rate <n>', 'token launches per simulated minute', positive('--launch-rate'))
+  .option('--trade-rate <n>', 'target swaps per simulated second', positive('--trade-rate'))
+  .option('--start <ms>', 'Unix ms of the first event (default 2026-01-01T00:00:00Z)', int('--start'))
+  .action(async (opts) => {
+    const sim = await import('./sources/sim/index.ts');
+    let durationMs: number;
+    try {
+      durationMs = sim.parseDuration(opts.duration);
+    } catch (err) {
+      throw new UsageError(`--duration: ${(err as Error).message}`);
+    }
+    const result = await sim.writeSimFile({
+      out: opts.out,
+      durationMs,
+      seed: opts.seed,
+      startAt: opts.start,
+      launchRate: opts.launchRate,
+      tradeRate: opts.tradeRate,
+      progress: process.stderr.isTTY === true,
+    });
+    process.stderr.write(`wrote ${result.events} events (${result.bytes} bytes) to ${opts.out}\n`);
+  });
+
+const keys = program.command('keys').description('create, list and revoke API keys');
+
+async function withKeys<T>(opts: Record<string, unknown>, run: (store: import('./keys.ts').KeyStore) => Promise<T> | T): Promise<T> {
+  const config = resolveConfig(opts);
+  const { openStorage } = await import('../storage/lmdb.ts');
+  const { createKeyStore } = await import('./keys.ts');
+  const { WallClock } = await import('./clock.ts');
+  const storage = openStorage(config.data);
+  try {
+    return await run(createKeyStore(storage, new WallClock()));
+  } finally {
+    await storage.close();
+  }
+}
+
+keys
+  .command('create')
+  .description('create a key; prints the key and nothing else on stdout')
+  .addOption(new Option('--plan <plan>', 'plan of the key').choices(PLAN_NAMES).makeOptionMandatory())
+  .option('--expires-at <ms>', 'expiry, Unix ms', int('--expires-at'))
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (opts) => {
+    const created = await withKeys(opts, (store) => store.create({ plan: opts.plan, expiresAt: opts.expiresAt ?? null }));
+    process.stdout.write(`${created.key}\n`);
+  });
+
+keys
+  .command('list')
+  .description('list keys (ids, plans, expiry; never the keys)')
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (opts) => {
+    const accounts = await withKeys(opts, (store) => store.list());
+    for (const a of accounts) {
+      const expires = a.expiresAt ? new Date(a.expiresAt).toISOString() : '-';
+      const revoked = a.revokedAt ? `revoked ${new Date(a.revokedAt).toISOString()}` : 'active';
+      process.stdout.write(`${a.id}\t${a.plan}\texpires ${expires}\t${revoked}\n`);
+    }
+  });
+
+keys
+  .command('revoke')
+  .description('revoke a key by its id')
+  .argument('<id>', 'key id, as `mds keys list` shows it')
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (id: string, opts) => {
+    const revoked = await withKeys(opts, (store) => store.revoke(id));
+    if (!revoked) throw new UsageError(`no key with id ${id}`);
+    process.stderr.write(`revoked ${id}\n`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; every other commander error is a usage error.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`mds: ${err.message}\n`);
+    process.exit(2);
+  }
+  createLogger('error').fatal({ err }, 'mds failed');
+  process.stderr.write(`mds: ${(err as Error).message}\n`);
+  process.exit(1);
+}
