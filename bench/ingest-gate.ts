@@ -63,7 +63,7 @@ const benchmark: Benchmark = {
       await writeSwaps(file, count, smoke ? 100 : 10_000);
       const storage = openStorage(join(dir, 'data'));
       const gate = new IngestGate({ storage, metrics: createMetrics(), log: silentLogger(), batchMax: 2_000, batchesInFlightMax: 8 });
-      const source = ndjsonSource({ path: file, lineBytesMax: 1 << 20, deadLetter: () => undefined });
+      const source = ndjsonSource({ path: file, lineBytesMax: 1 << 20 });
       const started = performance.now();
       await source.run(gate, new AbortController().signal);
       const seconds = (performance.now() - started) / 1000;

@@ -142,12 +142,7 @@ export class Engine {
     if (spec === 'none') return null;
     if (spec.startsWith('ndjson:')) {
       const path = spec.slice('ndjson:'.length);
-      return ndjsonSource({
-        path,
-        lineBytesMax: this.config.ingest.lineBytesMax,
-        progress: path !== '-' && process.stderr.isTTY === true,
-        deadLetter: (reason, raw, position) => void this.gate.deadLetter('gate', reason, raw, `ndjson:${path}:${position}`),
-      });
+      return ndjsonSource({ path, lineBytesMax: this.config.ingest.lineBytesMax, progress: path !== '-' && process.stderr.isTTY === true });
     }
     for (const factory of sourceFactories) {
       const source = factory(spec, this);

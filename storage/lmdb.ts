@@ -8,8 +8,11 @@ import { open, type Database, type Key, type RootDatabase } from "lmdb";
  * transaction on lmdb's write thread.
  */
 
-/** A batch of the ingest log: the validated events' JSON text, in seq order from its key. */
-export type LogBatch = string[];
+/**
+ * A batch of the ingest log: the validated events as NDJSON bytes (each line ending
+ * in '\n'), in seq order from its key. Lines keep the bytes the source sent.
+ */
+export type LogBatch = Uint8Array;
 
 export interface DeadLetter {
   /** Wall time the event was rejected at (Unix ms). */
@@ -46,8 +49,8 @@ export interface Storage {
   readonly env: RootDatabase;
   /** ingest seq of a batch's first event → the batch. */
   readonly ingestLog: Database<LogBatch, number>;
-  /** event identity → ingest seq; what makes ingest idempotent. */
-  readonly identities: Database<number, string>;
+  /** [identity bucket, batch seq] → the bucket's identities that batch added; what makes ingest idempotent. */
+  readonly identities: Database<string[], [string, number]>;
   readonly deadLetters: Database<DeadLetter, number>;
   /** actor id (`<kind>:<key>`) → snapshot. */
   readonly snapshots: Database<Snapshot, string>;

@@ -3,15 +3,13 @@ import { Subject } from 'rxjs';
 import type { Metrics } from '../metrics.ts';
 import type { IngestSink } from '../sources/source.ts';
 import { DEAD_LETTER_RAW_MAX, whenFlushed, type Storage } from '../../storage/lmdb.ts';
+import { CommittedBatch, logLineCount, logLines } from './batch.ts';
 import { KNOWN_MINTS, type IngestEvent } from './events.ts';
+import { IdentityIndex } from './identities.ts';
+import type { ParsedChunk } from './parsed-chunk.ts';
 import { validateLine, validateObject, type Validation } from './validate.ts';
 
-/** Events that passed the gate and are committed in one ingest-log transaction. */
-export interface CommittedBatch {
-  /** Ingest seq of events[0]; events[i] has seq firstSeq + i. */
-  firstSeq: number;
-  events: IngestEvent[];
-}
+export { CommittedBatch } from './batch.ts';
 
 /** What `ingest(event)` resolves to, once the outcome is durable. */
 export type IngestResult =
@@ -22,12 +20,17 @@ export type IngestResult =
 
 interface OpenBatch {
   firstSeq: number;
-  texts: string[];
-  events: IngestEvent[];
-  ids: string[];
+  /** Log bytes so far, in seq order, each line ending in '\n'. */
+  pieces: Buffer[];
+  /** Text of events taken as objects or strings, not yet moved into `pieces`. */
+  text: string;
+  /** The event objects the gate holds (undefined for lines validated on the worker). */
+  events: Array<IngestEvent | undefined>;
+  typeCounts: Record<string, number>;
   mints: Array<[string, number]>;
   /** Set once its transaction is committed; batches are released in seq order. */
   committed: boolean;
+  bytes: Buffer | null;
   /** Resolves when this batch is durable. */
   durable: Promise<void>;
   resolveDurable: () => void;
@@ -55,13 +58,13 @@ export class IngestGate implements IngestSink {
   private readonly log: Logger;
   private readonly batchMax: number;
   private readonly batchesInFlightMax: number;
+  private readonly identities: IdentityIndex;
   private nextSeq: number;
   private nextDeadLetter: number;
+  private deadLetterCount: number;
   private open: OpenBatch | null = null;
   private flushScheduled = false;
   private inFlight = 0;
-  /** Identities of events in batches not yet flushed (LMDB may not show them yet). */
-  private readonly pending = new Set<string>();
   /** Mints declared by token events in batches not yet flushed. */
   private readonly pendingMints = new Map<string, number>();
   private lastDurable: Promise<unknown> = Promise.resolve();
@@ -69,7 +72,6 @@ export class IngestGate implements IngestSink {
   /** Written batches not yet released to committed$, oldest first. */
   private readonly unreleased: OpenBatch[] = [];
   private readonly unknownTypesLogged = new Set<string>();
-  private deadLetterCount = 0;
   /** A failed ingest-log write: nothing after it is acknowledged. */
   private failure: Error | null = null;
 
@@ -79,6 +81,7 @@ export class IngestGate implements IngestSink {
     this.log = options.log;
     this.batchMax = options.batchMax;
     this.batchesInFlightMax = options.batchesInFlightMax;
+    this.identities = new IdentityIndex(options.storage);
     this.nextSeq = lastLoggedSeq(options.storage) + 1;
     let lastDeadLetter = 0;
     for (const key of options.storage.deadLetters.getKeys({ reverse: true, limit: 1 })) lastDeadLetter = key;
@@ -104,6 +107,52 @@ export class IngestGate implements IngestSink {
   }
 
   /**
+   * Lines validated on the parse worker, in input order: only dedup, the mint check
+   * and the append are left, and the valid lines' bytes go to the log as they are.
+   */
+  submitParsed(chunk: ParsedChunk, origin: string): void {
+    for (const r of chunk.rejects) this.reject(r.reason, r.raw, `${origin}:${r.position}`, r.type, r.unknownType);
+    const { buckets, members, types, ends, tokens, unknownFields } = chunk;
+    const bytes = chunk.bytes as Buffer;
+    const count = ends.length;
+    let runStart = 0; // first line of the run of kept lines not yet in a batch
+    let token = 0;
+    for (let i = 0; i < count; i++) {
+      let keep = true;
+      if (token < tokens.length && tokens[token]!.index === i) {
+        const { token: mint, decimals } = tokens[token++]!;
+        if (decimals === null && !this.mintKnown(mint)) {
+          const start = i ? ends[i - 1]! : 0;
+          this.reject(`token.decimals: required on a mint's first token event (with supply_raw)`, bytes.toString('utf8', start, ends[i]! - 1), `${origin}:${chunk.positions[i]}`, 'token');
+          keep = false;
+        } else if (decimals !== null) this.declareMint(mint, decimals);
+      }
+      if (keep && this.identities.has(buckets[i]!, members[i]!)) {
+        this.metrics.duplicates.inc();
+        keep = false;
+      }
+      if (!keep) {
+        this.appendRun(bytes, ends, runStart, i);
+        runStart = i + 1;
+        continue;
+      }
+      const batch = this.openBatch();
+      this.identities.add(buckets[i]!, members[i]!, batch.firstSeq);
+      this.nextSeq++;
+      batch.events.push(undefined);
+      const type = types[i]!;
+      batch.typeCounts[type] = (batch.typeCounts[type] ?? 0) + 1;
+      if (unknownFields[i]) this.metrics.unknownFields.inc({ type });
+      if (batch.events.length >= this.batchMax) {
+        this.appendRun(bytes, ends, runStart, i + 1);
+        runStart = i + 1;
+        this.writeOpenBatch();
+      }
+    }
+    this.appendRun(bytes, ends, runStart, count);
+  }
+
+  /**
    * The embedded API: resolves with the outcome once it is durable. Calls made in
    * one event turn share one batch and one commit.
    */
@@ -118,13 +167,6 @@ export class IngestGate implements IngestSink {
     });
   }
 
-  /** Everything accepted so far is durable, without forcing the open batch out early. */
-  private whenAllDurable(): Promise<void> {
-    const open = this.open;
-    const all = open ? Promise.all([this.lastDurable, open.durable]) : this.lastDurable;
-    return all.then(() => this.throwIfFailed());
-  }
-
   writable(): Promise<void> | null {
     if (this.inFlight < this.batchesInFlightMax) return null;
     return new Promise((resolve) => this.writableWaiters.push(resolve));
@@ -133,6 +175,30 @@ export class IngestGate implements IngestSink {
   flush(): Promise<void> {
     if (this.open) this.writeOpenBatch();
     return this.lastDurable.then(() => this.throwIfFailed());
+  }
+
+  /** Writes a rejected event to dead letters; used by the gate, sources and supervisors. */
+  deadLetter(stage: string, reason: string, raw: unknown, source: string, extra: { seq?: number; type?: string } = {}): Promise<unknown> {
+    let text: string;
+    try {
+      text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
+    } catch {
+      text = String(raw);
+    }
+    if (text.length > DEAD_LETTER_RAW_MAX) text = text.slice(0, DEAD_LETTER_RAW_MAX);
+    const key = this.nextDeadLetter++;
+    this.deadLetterCount++;
+    this.metrics.deadLetters.inc({ stage });
+    const write = this.storage.deadLetters.put(key, { at: Date.now(), reason, source, raw: text, ...extra });
+    const durable = whenFlushed(write);
+    this.chain(durable);
+    return this.lastDurable;
+  }
+
+  private whenAllDurable(): Promise<void> {
+    const open = this.open;
+    const all = open ? Promise.all([this.lastDurable, open.durable]) : this.lastDurable;
+    return all.then(() => this.throwIfFailed());
   }
 
   private throwIfFailed(): void {
@@ -147,100 +213,109 @@ export class IngestGate implements IngestSink {
     });
   }
 
-  /** Writes a rejected event to dead letters; used by the gate and by supervisors. */
-  deadLetter(stage: string, reason: string, raw: unknown, source: string, extra: { seq?: number; type?: string } = {}): Promise<unknown> {
-    let text: string;
-    try {
-      text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? String(raw);
-    } catch {
-      text = String(raw);
+  private reject(reason: string, raw: unknown, source: string, type?: string, unknownType?: boolean): IngestResult {
+    if (unknownType) {
+      const name = type!.slice(0, 64);
+      this.metrics.unknownTypes.inc({ type: name });
+      if (!this.unknownTypesLogged.has(name) && this.unknownTypesLogged.size < 1000) {
+        this.unknownTypesLogged.add(name);
+        this.log.warn({ type: name, source }, 'unknown event type ignored (logged once per type)');
+      }
+      return { status: 'ignored', reason };
     }
-    if (text.length > DEAD_LETTER_RAW_MAX) text = text.slice(0, DEAD_LETTER_RAW_MAX);
-    const key = this.nextDeadLetter++;
-    this.deadLetterCount++;
-    this.metrics.deadLetters.inc({ stage });
-    const write = this.storage.deadLetters.put(key, { at: Date.now(), reason, source, raw: text, ...extra });
-    const durable = whenFlushed(write);
-    this.chain(durable);
-    return this.lastDurable;
+    this.deadLetter('gate', reason, raw, source, type ? { type } : {});
+    return { status: 'rejected', reason };
+  }
+
+  private mintKnown(mint: string): boolean {
+    return mint in KNOWN_MINTS || this.pendingMints.has(mint) || this.storage.mints.doesExist(mint);
+  }
+
+  private declareMint(mint: string, decimals: number): void {
+    this.openBatch().mints.push([mint, decimals]);
+    this.pendingMints.set(mint, decimals);
   }
 
   private accept(v: Validation, line: string | null, raw: unknown, origin: string, position: number | undefined): IngestResult {
-    if (!v.ok) {
-      const source = position === undefined ? origin : `${origin}:${position}`;
-      if (v.unknownType) {
-        this.metrics.unknownTypes.inc({ type: v.type!.slice(0, 64) });
-        if (!this.unknownTypesLogged.has(v.type!) && this.unknownTypesLogged.size < 1000) {
-          this.unknownTypesLogged.add(v.type!);
-          this.log.warn({ type: v.type, source }, 'unknown event type ignored (logged once per type)');
-        }
-        return { status: 'ignored', reason: v.reason };
-      }
-      this.deadLetter('gate', v.reason, raw, source, v.type ? { type: v.type } : {});
-      return { status: 'rejected', reason: v.reason };
-    }
-    const { event, id } = v;
-    if (this.pending.has(id) || this.storage.identities.doesExist(id)) {
+    const source = () => (position === undefined ? origin : `${origin}:${position}`);
+    if (!v.ok) return this.reject(v.reason, raw, source(), v.type, v.unknownType);
+    const { event, bucket, member } = v;
+    if (this.identities.has(bucket, member)) {
       this.metrics.duplicates.inc();
       return { status: 'duplicate' };
     }
-    if (event.type === 'token' && (event.decimals === undefined || event.supply_raw === undefined)) {
-      const known = event.token_address in KNOWN_MINTS || this.pendingMints.has(event.token_address) || this.storage.mints.doesExist(event.token_address);
-      if (!known) {
-        const field = event.decimals === undefined ? 'decimals' : 'supply_raw';
-        const reason = `token.${field}: required on a mint's first token event`;
-        this.deadLetter('gate', reason, raw, position === undefined ? origin : `${origin}:${position}`, { type: 'token' });
-        return { status: 'rejected', reason };
-      }
+    if (event.type === 'token') {
+      if (event.decimals === undefined || event.supply_raw === undefined) {
+        if (!this.mintKnown(event.token_address)) {
+          const field = event.decimals === undefined ? 'decimals' : 'supply_raw';
+          return this.reject(`token.${field}: required on a mint's first token event`, raw, source(), 'token');
+        }
+      } else this.declareMint(event.token_address, event.decimals);
     }
     if (v.unknownFields) this.metrics.unknownFields.inc({ type: event.type });
-    let batch = this.open;
-    if (!batch) {
-      let resolveDurable!: () => void;
-      let rejectDurable!: (err: Error) => void;
-      const durable = new Promise<void>((resolve, reject) => {
-        resolveDurable = resolve;
-        rejectDurable = reject;
-      });
-      // Awaited only by embedded callers; a failure is also recorded by chain().
-      durable.catch(() => undefined);
-      batch = this.open = { firstSeq: this.nextSeq, texts: [], events: [], ids: [], mints: [], committed: false, durable, resolveDurable, rejectDurable };
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          if (this.open) this.writeOpenBatch();
-        });
-      }
-    }
+    const batch = this.openBatch();
     const seq = this.nextSeq++;
-    batch.texts.push(line ?? JSON.stringify(event));
+    this.identities.add(bucket, member, batch.firstSeq);
+    batch.text += (line ?? JSON.stringify(event)) + '\n';
     batch.events.push(event);
-    batch.ids.push(id);
-    this.pending.add(id);
-    if (event.type === 'token' && event.decimals !== undefined) {
-      batch.mints.push([event.token_address, event.decimals]);
-      this.pendingMints.set(event.token_address, event.decimals);
-    }
-    if (batch.texts.length >= this.batchMax) this.writeOpenBatch();
+    batch.typeCounts[event.type] = (batch.typeCounts[event.type] ?? 0) + 1;
+    if (batch.events.length >= this.batchMax) this.writeOpenBatch();
     return { status: 'applied', seq };
+  }
+
+  private openBatch(): OpenBatch {
+    if (this.open) return this.open;
+    let resolveDurable!: () => void;
+    let rejectDurable!: (err: Error) => void;
+    const durable = new Promise<void>((resolve, reject) => {
+      resolveDurable = resolve;
+      rejectDurable = reject;
+    });
+    // Awaited only by embedded callers; a failure is also recorded by chain().
+    durable.catch(() => undefined);
+    this.open = {
+      firstSeq: this.nextSeq, pieces: [], text: '', events: [], typeCounts: {}, mints: [], committed: false, bytes: null,
+      durable, resolveDurable, rejectDurable,
+    };
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        if (this.open) this.writeOpenBatch();
+      });
+    }
+    return this.open;
+  }
+
+  /** Moves lines [from, to) of a parsed chunk into the open batch's bytes. */
+  private appendRun(bytes: Buffer, ends: Uint32Array, from: number, to: number): void {
+    if (to <= from) return;
+    const batch = this.open!;
+    if (batch.text) {
+      batch.pieces.push(Buffer.from(batch.text));
+      batch.text = '';
+    }
+    batch.pieces.push(bytes.subarray(from ? ends[from - 1]! : 0, ends[to - 1]!));
   }
 
   private writeOpenBatch(): void {
     const batch = this.open!;
     this.open = null;
+    if (batch.text) batch.pieces.push(Buffer.from(batch.text));
+    batch.text = '';
+    const bytes = batch.pieces.length === 1 ? batch.pieces[0]! : Buffer.concat(batch.pieces);
+    batch.pieces = [];
+    batch.bytes = bytes;
     const { storage } = this;
     // All puts of one event turn commit in one LMDB transaction, so the log batch,
     // its identities and its mints are durable together or not at all.
-    const write = storage.ingestLog.put(batch.firstSeq, batch.texts);
-    for (let i = 0; i < batch.ids.length; i++) storage.identities.put(batch.ids[i]!, batch.firstSeq + i);
+    const write = storage.ingestLog.put(batch.firstSeq, bytes);
+    this.identities.writeStaged(batch.firstSeq);
     for (const [mint, decimals] of batch.mints) storage.mints.put(mint, decimals);
     this.inFlight++;
     this.metrics.batches.inc();
     // Counted per batch: a labelled prom-client inc per event costs more than the rest of the count.
-    const byType: Record<string, number> = {};
-    for (const event of batch.events) byType[event.type] = (byType[event.type] ?? 0) + 1;
-    for (const type in byType) this.metrics.ingested.inc({ type }, byType[type]);
+    for (const type in batch.typeCounts) this.metrics.ingested.inc({ type }, batch.typeCounts[type]);
     this.unreleased.push(batch);
     // lmdb-js resolves the promises of one transaction in no set order, so a batch is
     // released only when every batch before it is committed too.
@@ -248,30 +323,34 @@ export class IngestGate implements IngestSink {
       batch.committed = true;
       while (this.unreleased.length && this.unreleased[0]!.committed) {
         const next = this.unreleased.shift()!;
-        this.committed$.next({ firstSeq: next.firstSeq, events: next.events });
+        this.committed$.next(new CommittedBatch(next.firstSeq, next.bytes!, next.events));
+        next.bytes = null;
       }
     });
-    const durable = Promise.all([committed, whenFlushed(write)]).then(() => {
-      for (const id of batch.ids) this.pending.delete(id);
-      for (const [mint] of batch.mints) this.pendingMints.delete(mint);
-      this.inFlight--;
-      batch.resolveDurable();
-      if (this.inFlight < this.batchesInFlightMax && this.writableWaiters.length) {
-        const waiters = this.writableWaiters;
-        this.writableWaiters = [];
-        for (const wake of waiters) wake();
-      }
-    }, (err: Error) => {
-      batch.rejectDurable(err);
-      throw err;
-    });
+    const durable = Promise.all([committed, whenFlushed(write)]).then(
+      () => {
+        this.identities.markDurable(batch.firstSeq);
+        for (const [mint] of batch.mints) this.pendingMints.delete(mint);
+        this.inFlight--;
+        batch.resolveDurable();
+        if (this.inFlight < this.batchesInFlightMax && this.writableWaiters.length) {
+          const waiters = this.writableWaiters;
+          this.writableWaiters = [];
+          for (const wake of waiters) wake();
+        }
+      },
+      (err: Error) => {
+        batch.rejectDurable(err);
+        throw err;
+      },
+    );
     this.chain(durable);
   }
 }
 
 /** The last ingest seq in the log (0 for an empty log). */
 export function lastLoggedSeq(storage: Storage): number {
-  for (const { key, value } of storage.ingestLog.getRange({ reverse: true, limit: 1 })) return key + value.length - 1;
+  for (const { key, value } of storage.ingestLog.getRange({ reverse: true, limit: 1 })) return key + logLineCount(value) - 1;
   return 0;
 }
 
@@ -281,11 +360,11 @@ export function* readLog(storage: Storage, fromSeq: number, toSeq = Number.MAX_S
   // The batch holding fromSeq starts at or before it.
   for (const key of storage.ingestLog.getKeys({ start: fromSeq, reverse: true, limit: 1 })) start = key;
   for (const { key, value } of storage.ingestLog.getRange({ start, end: toSeq + 1 })) {
-    for (let i = 0; i < value.length; i++) {
-      const seq = key + i;
-      if (seq < fromSeq) continue;
+    let seq = key;
+    for (const line of logLines(value)) {
       if (seq > toSeq) return;
-      yield { seq, event: JSON.parse(value[i]!) as IngestEvent };
+      if (seq >= fromSeq) yield { seq, event: JSON.parse(line) as IngestEvent };
+      seq++;
     }
   }
 }

@@ -1,11 +1,11 @@
-import { EVENT_SCHEMAS, identityOf, type EventType, type IngestEvent } from './events.ts';
+import { EVENT_SCHEMAS, identityParts, type EventType, type IngestEvent } from './events.ts';
 
 /**
  * The pure first stage of the gate: parse, validate, name the identity. No I/O and
  * no state, so it can run on a worker thread when parsing becomes the bottleneck.
  */
 export type Validation =
-  | { ok: true; event: IngestEvent; id: string; unknownFields: boolean }
+  | { ok: true; event: IngestEvent; bucket: string; member: string; unknownFields: boolean }
   | { ok: false; reason: string; type?: string; unknownType?: boolean };
 
 const KNOWN = new Set<string>(Object.keys(EVENT_SCHEMAS));
@@ -37,7 +37,8 @@ export function validateObject(raw: unknown): Validation {
   const event = parsed.data as IngestEvent;
   // Zod strips unknown fields; more keys in the input than in the output means some.
   const unknownFields = keyCount(raw) > keyCount(event);
-  return { ok: true, event, id: identityOf(event), unknownFields };
+  const [bucket, member] = identityParts(event);
+  return { ok: true, event, bucket, member, unknownFields };
 }
 
 export function validateLine(line: string): Validation {

@@ -1,3 +1,5 @@
+import type { ParsedChunk } from '../ingest/parsed-chunk.ts';
+
 /**
  * The seam between the outside world and the ingest gate. A source turns its input
  * into INGEST.md events and hands them to the sink; it knows nothing of actors.
@@ -10,6 +12,8 @@ export interface IngestSink {
   submit(event: unknown, origin: string, position?: number): void;
   /** Submit one NDJSON line as received (the cheapest path: the text is logged as is). */
   submitLine(line: string, origin: string, position?: number): void;
+  /** Submit NDJSON lines already validated on the parse worker, in input order. */
+  submitParsed(chunk: ParsedChunk, origin: string): void;
   /**
    * Backpressure: a promise to await before submitting more when too many batches
    * are waiting for their commit, or null when the source may go on.
