@@ -159,8 +159,9 @@ export class Engine {
     this.sourceAbort = new AbortController();
     this.sourceRun = source.run(this.gate, this.sourceAbort.signal).then(async () => {
       await this.gate.flush();
-      if (source.finite && !this.sourceAbort?.signal.aborted) this.sourceDone = true;
-      this.log.info({ source: source.name, ingested: this.gate.ingested, dead_letters: this.gate.deadLetters }, 'source done');
+      const aborted = this.sourceAbort?.signal.aborted === true;
+      if (source.finite && !aborted) this.sourceDone = true;
+      this.log.info({ source: source.name, ingested: this.gate.ingested, dead_letters: this.gate.deadLetters }, aborted ? 'source stopped' : 'source done');
     });
     return this.sourceRun;
   }
