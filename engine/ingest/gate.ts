@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.ts';
 import type { IngestSink } from '../sources/source.ts';
 import { DEAD_LETTER_RAW_MAX, whenFlushed, type Storage } from '../../storage/lmdb.ts';
 import { CommittedBatch, logLineCount, logLines } from './batch.ts';
-import { KNOWN_MINTS, type IngestEvent } from './events.ts';
+import { EVENT_TYPES, KNOWN_MINTS, type IngestEvent } from './events.ts';
 import { IdentityIndex } from './identities.ts';
 import type { ParsedChunk } from './parsed-chunk.ts';
 import { validateLine, validateObject, type Validation } from './validate.ts';
@@ -112,12 +112,15 @@ export class IngestGate implements IngestSink {
    */
   submitParsed(chunk: ParsedChunk, origin: string): void {
     for (const r of chunk.rejects) this.reject(r.reason, r.raw, `${origin}:${r.position}`, r.type, r.unknownType);
-    const { buckets, members, types, ends, tokens, unknownFields } = chunk;
+    const { buckets, bucketEnds, members, types, ends, tokens, unknownFields } = chunk;
     const bytes = chunk.bytes as Buffer;
     const count = ends.length;
     let runStart = 0; // first line of the run of kept lines not yet in a batch
     let token = 0;
+    let bucketRun = 0;
     for (let i = 0; i < count; i++) {
+      while (i >= bucketEnds[bucketRun]!) bucketRun++;
+      const bucket = buckets[bucketRun]!;
       let keep = true;
       if (token < tokens.length && tokens[token]!.index === i) {
         const { token: mint, decimals } = tokens[token++]!;
@@ -127,7 +130,7 @@ export class IngestGate implements IngestSink {
           keep = false;
         } else if (decimals !== null) this.declareMint(mint, decimals);
       }
-      if (keep && this.identities.has(buckets[i]!, members[i]!)) {
+      if (keep && this.identities.has(bucket, members[i]!)) {
         this.metrics.duplicates.inc();
         keep = false;
       }
@@ -137,10 +140,10 @@ export class IngestGate implements IngestSink {
         continue;
       }
       const batch = this.openBatch();
-      this.identities.add(buckets[i]!, members[i]!, batch.firstSeq);
+      this.identities.add(bucket, members[i]!, batch.firstSeq);
       this.nextSeq++;
       batch.events.push(undefined);
-      const type = types[i]!;
+      const type = EVENT_TYPES[types[i]!]!;
       batch.typeCounts[type] = (batch.typeCounts[type] ?? 0) + 1;
       if (unknownFields[i]) this.metrics.unknownFields.inc({ type });
       if (batch.events.length >= this.batchMax) {

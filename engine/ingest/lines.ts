@@ -63,6 +63,11 @@ export class LineSplitter {
     }
   }
 
+  /** Lines seen so far, blank and rejected ones included. */
+  get lines(): number {
+    return this.lineNo;
+  }
+
   /** The input ended: a last line without a newline still counts. */
   end(): void {
     if (this.oversized) {

@@ -2,53 +2,56 @@ import { Worker } from 'node:worker_threads';
 import type { ParsedChunk } from './parsed-chunk.ts';
 import type { ParseRequest } from './parse-worker.ts';
 
+interface Waiter {
+  resolve: (chunk: ParsedChunk) => void;
+  reject: (err: Error) => void;
+}
+
 /**
- * The main thread's side of parse-worker.ts: chunks of one NDJSON stream go to one
- * worker thread in order and come back validated, in the same order.
+ * The main thread's side of parse-worker.ts: pieces of NDJSON (whole lines) go to
+ * the workers in turn and come back validated. Each worker answers in order, so
+ * awaiting the promises in the order `parse` returned them gives input order.
  */
 export class ChunkParser {
-  private readonly worker: Worker;
-  private readonly waiting: Array<{ resolve: (chunk: ParsedChunk) => void; reject: (err: Error) => void }> = [];
+  private readonly workers: Array<{ worker: Worker; waiting: Waiter[] }> = [];
+  private next = 0;
   private failure: Error | null = null;
 
-  constructor(private readonly lineBytesMax: number) {
-    this.worker = new Worker(new URL('./parse-worker.boot.mjs', import.meta.url));
-    this.worker.on('message', (chunk: ParsedChunk) => {
-      chunk.bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
-      this.waiting.shift()?.resolve(chunk);
-    });
-    this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`parse worker exited with code ${code}`)));
+  constructor(private readonly lineBytesMax: number, workerCount = 2) {
+    for (let i = 0; i < workerCount; i++) {
+      const worker = new Worker(new URL('./parse-worker.boot.mjs', import.meta.url));
+      const entry = { worker, waiting: [] as Waiter[] };
+      worker.on('message', (chunk: ParsedChunk) => {
+        chunk.bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
+        entry.waiting.shift()?.resolve(chunk);
+      });
+      worker.on('error', (err) => this.fail(err));
+      worker.on('exit', (code) => this.fail(new Error(`parse worker exited with code ${code}`)));
+      this.workers.push(entry);
+    }
   }
 
-  /** Validates the lines of `bytes` (a line may continue in the next chunk). */
+  /** Validates a piece of whole lines (the last one may lack its newline). */
   parse(bytes: Buffer): Promise<ParsedChunk> {
-    // Transfer the chunk's memory when it owns all of it; copy otherwise (a pooled or shared buffer).
+    if (this.failure) return Promise.reject(this.failure);
+    // Transfer the memory when the piece owns all of it; copy otherwise (a slice, a pooled buffer).
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
     const payload = own ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
-    return this.send({ kind: 'chunk', bytes: payload, lineBytesMax: this.lineBytesMax }, [payload.buffer as ArrayBuffer]);
-  }
-
-  /** The stream ended: validates a last line that had no newline. */
-  end(): Promise<ParsedChunk> {
-    return this.send({ kind: 'end', lineBytesMax: this.lineBytesMax }, []);
-  }
-
-  close(): Promise<number> {
-    this.failure ??= new Error('parse worker closed');
-    return this.worker.terminate();
-  }
-
-  private send(request: ParseRequest, transfer: ArrayBuffer[]): Promise<ParsedChunk> {
-    if (this.failure) return Promise.reject(this.failure);
+    const entry = this.workers[this.next]!;
+    this.next = (this.next + 1) % this.workers.length;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      this.worker.postMessage(request, transfer);
+      entry.waiting.push({ resolve, reject });
+      entry.worker.postMessage({ bytes: payload, lineBytesMax: this.lineBytesMax } satisfies ParseRequest, [payload.buffer as ArrayBuffer]);
     });
+  }
+
+  close(): Promise<unknown> {
+    this.failure ??= new Error('parse workers closed');
+    return Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 
   private fail(err: Error): void {
     this.failure ??= err;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(err);
+    for (const { waiting } of this.workers) for (const waiter of waiting.splice(0)) waiter.reject(err);
   }
 }

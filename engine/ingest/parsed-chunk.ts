@@ -8,14 +8,22 @@ export interface ParsedChunk {
   bytes: Uint8Array;
   /** Start of line i is ends[i-1] (0 for the first); its end (before '\n') is ends[i] - 1. */
   ends: Uint32Array;
-  /** Identity of line i: bucket and member (see identityParts). */
+  /**
+   * Identity of line i: its bucket and member (see identityParts). Consecutive lines
+   * mostly share a bucket (a slot), so buckets come run-length encoded: bucket
+   * `buckets[r]` holds lines up to `bucketEnds[r]` (exclusive).
+   */
   buckets: string[];
+  bucketEnds: Uint32Array;
   members: string[];
-  types: string[];
+  /** Event type of line i, as an index into EVENT_TYPES. */
+  types: Uint8Array;
   /** 1 where line i carries fields INGEST.md does not name. */
   unknownFields: Uint8Array;
-  /** 1-based line number of line i in the input. */
+  /** 1-based line number of line i in the input (in its chunk, until the source rebases it). */
   positions: Uint32Array;
+  /** Lines the chunk held, blank and rejected ones included. */
+  lines: number;
   /** Token events: their mint, and decimals when the event carries both decimals and supply_raw. */
   tokens: Array<{ index: number; token: string; decimals: number | null }>;
   /** Lines that failed, for dead letters or (unknown types) the ignored count. */

@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
+import { REJECTED_HEAD_BYTES } from '../ingest/lines.ts';
 import { ChunkParser } from '../ingest/parse-pool.ts';
 import type { ParsedChunk } from '../ingest/parsed-chunk.ts';
 import type { IngestSink, Source } from './source.ts';
@@ -14,18 +15,80 @@ export interface NdjsonOptions {
   progress?: boolean;
   /** For tests: read from this stream instead of the path. */
   stream?: Readable;
+  /** Parse worker threads (default 2: with the main thread idle most of the time, this fills two cores). */
+  workers?: number;
 }
 
-/** Chunks being validated on the worker at once: enough to keep it busy, bounded memory. */
-const CHUNKS_IN_FLIGHT_MAX = 4;
+/** Pieces being validated at once: enough to keep the workers busy, bounded memory (~1 MiB each). */
+const PIECES_IN_FLIGHT_MAX = 6;
+const NEWLINE = 0x0a;
 
 /**
- * NDJSON replay from a file or stdin: one event per line. The bytes go to a parse
- * worker thread (line splitting, JSON.parse, zod, identities) and come back as
- * validated chunks in order; the gate dedups them and appends their bytes to the log.
- * A line with invalid UTF-8 or over the length limit is rejected whole to dead letters
- * (INGEST.md: a bad event never stops ingest), and reading pauses while the gate has
- * too many uncommitted batches.
+ * Cuts a byte stream into pieces of whole lines for the parse workers. The part after
+ * the last newline waits for the next chunk; a line that outgrows `lineBytesMax`
+ * across chunks is rejected here, without being kept, and skipped to its newline.
+ */
+class PieceCutter {
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
+  private skipping = false;
+  /** A line rejected by the last `cut`: it comes after the piece that call returned. */
+  rejected: { reason: string; head: Buffer } | null = null;
+
+  constructor(private readonly lineBytesMax: number) {}
+
+  /** The piece of whole lines this chunk completes, if any. */
+  cut(chunk: Buffer): Buffer | null {
+    this.rejected = null;
+    let start = 0;
+    if (this.skipping) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) return null;
+      this.skipping = false;
+      start = nl + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last < start) {
+      this.hold(chunk.subarray(start));
+      return null;
+    }
+    const whole = chunk.subarray(start, last + 1);
+    const piece = this.carryBytes ? Buffer.concat([...this.carry, whole]) : whole;
+    this.carry = [];
+    this.carryBytes = 0;
+    if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
+    return piece;
+  }
+
+  /** The input ended: what is left is the last line. */
+  end(): Buffer | null {
+    const rest = this.carryBytes && !this.skipping ? Buffer.concat(this.carry) : null;
+    this.carry = [];
+    this.carryBytes = 0;
+    return rest;
+  }
+
+  private hold(part: Buffer): void {
+    if (this.carryBytes + part.length > this.lineBytesMax) {
+      this.rejected = { reason: `line: longer than ${this.lineBytesMax} bytes`, head: Buffer.concat([...this.carry, part]).subarray(0, REJECTED_HEAD_BYTES) };
+      this.carry = [];
+      this.carryBytes = 0;
+      this.skipping = true;
+      return;
+    }
+    // Copied: the chunk's memory is transferred to a worker with the next piece.
+    this.carry.push(Buffer.from(part));
+    this.carryBytes += part.length;
+  }
+}
+
+/**
+ * NDJSON replay from a file or stdin: one event per line. Pieces of whole lines go to
+ * parse worker threads (line checks, JSON.parse, zod, identities) and come back
+ * validated; they are handed to the gate in input order, which dedups them and
+ * appends their bytes to the log. A line with invalid UTF-8 or over the length limit
+ * is rejected whole to dead letters (INGEST.md: a bad event never stops ingest), and
+ * reading pauses while the gate has too many uncommitted batches.
  */
 export function ndjsonSource(options: NdjsonOptions): Source {
   const origin = `ndjson:${options.path}`;
@@ -39,28 +102,50 @@ export function ndjsonSource(options: NdjsonOptions): Source {
         ? new cliProgress.SingleBar({ format: 'ingest {bar} {percentage}% | {value}/{total} bytes | {eta}s', stream: process.stderr }, cliProgress.Presets.shades_classic)
         : null;
       bar?.start(total, 0);
-      const parser = new ChunkParser(options.lineBytesMax);
-      const inFlight: Array<Promise<ParsedChunk>> = [];
+      const parser = new ChunkParser(options.lineBytesMax, options.workers ?? 2);
+      // In input order: a piece being parsed, or a line the cutter rejected (one line).
+      type Pending = { kind: 'piece'; parsed: Promise<ParsedChunk> } | { kind: 'rejected'; reason: string; head: Buffer };
+      const pending: Pending[] = [];
+      const cutter = new PieceCutter(options.lineBytesMax);
+      let linesBefore = 0;
       let readBytes = 0;
       const submitOldest = async () => {
-        sink.submitParsed(await inFlight.shift()!, origin);
+        const next = pending.shift()!;
+        if (next.kind === 'rejected') {
+          linesBefore++;
+          const rejected: ParsedChunk = {
+            bytes: Buffer.alloc(0), ends: new Uint32Array(0), buckets: [], bucketEnds: new Uint32Array(0), members: [], types: new Uint8Array(0), unknownFields: new Uint8Array(0), positions: new Uint32Array(0),
+            lines: 1, tokens: [], rejects: [{ position: 1, reason: next.reason, raw: next.head.toString('latin1') }],
+          };
+          rebase(rejected, linesBefore - 1);
+          sink.submitParsed(rejected, origin);
+          return;
+        }
+        const chunk = await next.parsed;
+        rebase(chunk, linesBefore);
+        linesBefore += chunk.lines;
+        sink.submitParsed(chunk, origin);
         const wait = sink.writable();
         if (wait) await wait;
+      };
+      const send = (piece: Buffer | null) => {
+        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece) });
       };
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           if (signal.aborted) break;
           readBytes += chunk.length;
-          inFlight.push(parser.parse(chunk));
-          if (inFlight.length >= CHUNKS_IN_FLIGHT_MAX) await submitOldest();
+          send(cutter.cut(chunk));
+          if (cutter.rejected) pending.push({ kind: 'rejected', ...cutter.rejected });
+          while (pending.length >= PIECES_IN_FLIGHT_MAX) await submitOldest();
           bar?.update(readBytes);
         }
-        if (!signal.aborted) inFlight.push(parser.end());
-        while (inFlight.length) await submitOldest();
+        if (!signal.aborted) send(cutter.end());
+        while (pending.length && !signal.aborted) await submitOldest();
         await sink.flush();
       } finally {
-        // Settle what is still with the worker before it goes (an abort, a failure).
-        await Promise.allSettled(inFlight);
+        // Settle what is still with the workers before they go (an abort, a failure).
+        await Promise.allSettled(pending.map((p) => (p.kind === 'piece' ? p.parsed : null)));
         await parser.close();
         bar?.update(readBytes);
         bar?.stop();
@@ -68,4 +153,11 @@ export function ndjsonSource(options: NdjsonOptions): Source {
       }
     },
   };
+}
+
+/** Turns a piece's 1-based positions into line numbers of the whole input. */
+function rebase(chunk: ParsedChunk, linesBefore: number): void {
+  if (linesBefore === 0) return;
+  for (let i = 0; i < chunk.positions.length; i++) chunk.positions[i]! += linesBefore;
+  for (const r of chunk.rejects) r.position += linesBefore;
 }
