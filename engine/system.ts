@@ -1,6 +1,7 @@
 import { Observable, Subscription, concatMap, from, map, share } from 'rxjs';
 import type { Logger } from 'pino';
-import { quotePriceBehavior, latestQuotePrice, type QuotePriceState } from '../actors/index.ts';
+import { createPoolBehavior, latestQuotePrice, quotePriceBehavior, tokenBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { TradesRepo } from '../storage/trades.repo.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -51,10 +52,14 @@ export class Engine {
   readonly storage: Storage;
   readonly gate: IngestGate;
   readonly hosts: ActorHost<any>[];
+  private readonly hostsByKind = new Map<string, ActorHost<any>>();
   /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
   readonly events$: Observable<StampedEvent>;
   readonly query: Query;
   private readonly quotePrices: ActorHost<QuotePriceState>;
+  readonly tokens: ActorHost<TokenState>;
+  readonly pools: ActorHost<PoolState>;
+  readonly trades: TradesRepo;
   private appliedSeq = 0;
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
@@ -84,10 +89,17 @@ export class Engine {
       deadLetter: this.gate.deadLetter.bind(this.gate),
       idleMs: options.config.actors.idleMs,
       restartsMax: options.config.actors.restartsMax,
+      read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
     };
     const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });
+    this.trades = new TradesRepo(this.storage);
+    // Order matters within one event: a token learns of a pool before the pool reads
+    // the token, and quote prices are in before the pools that value trades with them.
     this.quotePrices = host(quotePriceBehavior);
-    this.hosts = [this.quotePrices, ...(options.actors ?? []).map(host)];
+    this.tokens = host(tokenBehavior);
+    this.pools = host(createPoolBehavior(this.trades));
+    this.hosts = [this.quotePrices, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
+    for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
     this.events$ = this.gate.committed$.pipe(

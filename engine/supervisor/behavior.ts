@@ -4,6 +4,12 @@ import type { IngestEvent } from '../ingest/events.ts';
 
 export interface ActorContext {
   clock: Clock;
+  /**
+   * Reads another actor's state (activating it from its snapshot), or undefined.
+   * Deterministic: actors apply events synchronously in seq order, so a read sees
+   * every event before the current one and none after it.
+   */
+  read<T = unknown>(kind: string, key: string): Readonly<T> | undefined;
 }
 
 /**
@@ -26,6 +32,11 @@ export interface ActorBehavior<S = unknown> {
   apply(state: S, event: IngestEvent, ctx: ActorContext): EventObject | void;
   /** The kind's lifecycle; its state is persisted with the actor's snapshot. */
   readonly machine?: AnyStateMachine;
+  /**
+   * Called right before the actor's snapshot is written, in the same event turn and so
+   * the same LMDB transaction: the place to write what the snapshot stops holding.
+   */
+  beforeSnapshot?(state: S, key: string): void;
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
   fromSnapshot?(data: unknown): S;

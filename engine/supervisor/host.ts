@@ -22,6 +22,8 @@ interface Resident<S> {
   /** performance.now() of the last use: passivation is about memory, not event time. */
   lastUsed: number;
   dirty: boolean;
+  /** Its latest snapshot write while uncommitted (LMDB does not show it to reads yet). */
+  pendingWrite: Promise<boolean> | null;
 }
 
 interface PersistedActor {
@@ -34,6 +36,8 @@ export interface HostOptions {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
+  /** Reads an actor of any kind (the engine's registry of hosts). */
+  read: ActorContext['read'];
   deadLetter: DeadLetterWriter;
   idleMs: number;
   restartsMax: number;
@@ -56,7 +60,7 @@ export class ActorHost<S> {
    * Passivated actors whose snapshot is not committed yet: LMDB does not show an
    * async put before its commit, so activation takes them from here meanwhile.
    */
-  private readonly inTransit = new Map<string, Resident<S>>();
+  private readonly inTransit = new Map<string, { resident: Resident<S>; write: Promise<boolean> }>();
   private readonly ctx: ActorContext;
   private readonly initialSupervision: AnyMachineSnapshot;
   private readonly initialLifecycle: AnyMachineSnapshot | null;
@@ -65,7 +69,7 @@ export class ActorHost<S> {
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
-    this.ctx = { clock: options.clock };
+    this.ctx = { clock: options.clock, read: options.read };
     this.initialSupervision = initialTransition(supervisionMachine, {
       restartsMax: options.restartsMax,
       windowMs: options.restartWindowMs ?? 60_000,
@@ -140,11 +144,17 @@ export class ActorHost<S> {
   }
 
   private passivate(resident: Resident<S>): void {
-    if (resident.dirty) {
-      const write = this.writeSnapshot(resident);
-      this.inTransit.set(resident.key, resident);
+    if (resident.dirty) this.writeSnapshot(resident);
+    // Its latest snapshot, from now or from a checkpoint just before, may not be
+    // committed yet: until it is, activation takes the actor from here, not LMDB.
+    const write = resident.pendingWrite;
+    if (write) {
+      const entry = { resident, write };
+      this.inTransit.set(resident.key, entry);
+      // Only this entry: the actor may come back and be passivated again meanwhile,
+      // and its newer snapshot is then the one in transit.
       const settle = () => {
-        if (this.inTransit.get(resident.key) === resident) this.inTransit.delete(resident.key);
+        if (this.inTransit.get(resident.key) === entry) this.inTransit.delete(resident.key);
       };
       write.then(settle, settle);
     }
@@ -154,6 +164,7 @@ export class ActorHost<S> {
   }
 
   private writeSnapshot(resident: Resident<S>): Promise<boolean> {
+    this.behavior.beforeSnapshot?.(resident.state, resident.key);
     const persisted: PersistedActor = {
       state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
     };
@@ -163,6 +174,11 @@ export class ActorHost<S> {
     resident.seq = Math.max(resident.seq, this.appliedSeq);
     const write = this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
     resident.dirty = false;
+    resident.pendingWrite = write;
+    const settle = () => {
+      if (resident.pendingWrite === write) resident.pendingWrite = null;
+    };
+    write.then(settle, settle);
     return write;
   }
 
@@ -176,9 +192,9 @@ export class ActorHost<S> {
     const moving = this.inTransit.get(key);
     if (moving) {
       this.inTransit.delete(key);
-      this.residents.set(key, moving);
+      this.residents.set(key, moving.resident);
       this.options.metrics.actorsAlive.inc({ kind: this.kind });
-      return moving;
+      return moving.resident;
     }
     const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
     if (!snapshot && !create) return undefined;
@@ -191,6 +207,7 @@ export class ActorHost<S> {
       supervision: this.initialSupervision,
       lastUsed: performance.now(),
       dirty: false,
+      pendingWrite: null,
     };
     this.load(resident, snapshot);
     this.residents.set(key, resident);

@@ -73,12 +73,22 @@ export const REQUIRED: Record<string, string[]> = {
   social_post: ['post_id', 'platform', 'author', 'text', 'token_addresses', 'at'],
 };
 
-/** `count` swaps over `poolCount` pools, with a wSOL price every 100 events. */
-export function* swapStream(count: number, poolCount: number, seed = 1): Generator<Record<string, unknown>> {
+/**
+ * `count` swaps over `poolCount` pools, with a wSOL price every 100 events; with
+ * `declare`, each pool's token and pool events come first (AMM pools quoted in wSOL).
+ */
+export function* swapStream(count: number, poolCount: number, seed = 1, declare = false): Generator<Record<string, unknown>> {
   const random = rng(seed);
   const pools = Array.from({ length: poolCount }, () => base58(random, 44));
   const wallets = Array.from({ length: 500 }, () => base58(random, 44));
   const start = 1_767_225_600_000;
+  if (declare) {
+    for (const [i, pool] of pools.entries()) {
+      const mint = base58(rng(seed * 1_000 + i), 44);
+      yield { type: 'token', token_address: mint, decimals: 6, supply_raw: '1000000000000000', symbol: `T${i}`, name: `Token ${i}`, slot: 299_999_000, at: start - 1_000 };
+      yield { type: 'pool', pool_address: pool, base_address: mint, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: start - 1_000, slot: 299_999_000 };
+    }
+  }
   for (let i = 0; i < count; i++) {
     const at = start + i * 10;
     if (i % 100 === 0) yield { type: 'quote_price', quote_address: WSOL, price_usd: 150 + (i % 1000) / 100, at };

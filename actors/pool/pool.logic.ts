@@ -1,0 +1,234 @@
+import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
+import type { StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
+import type { PoolTrade } from './trade.ts';
+
+/** What the pool actor knows of its pool from its `pool` event and migrations. */
+export interface PoolInfo {
+  pool_address: string;
+  base_address: string;
+  quote_address: string;
+  dex: string;
+  pool_type: 'bonding_curve' | 'amm' | 'cpmm' | 'clmm';
+  created_at: number;
+  created_slot: number;
+  migrated_from_pool_address: string | null;
+  migrated_at: number | null;
+  /** The pool that replaced this bonding curve at graduation. */
+  replaced_by_pool_address: string | null;
+  /** Real base reserve at launch, whole tokens (bonding curves). */
+  curve_initial_real_base: number | null;
+}
+
+/** Everything a swap needs from other actors, read when it is applied. */
+export interface PricingInputs {
+  baseDecimals: number;
+  quoteDecimals: number;
+  /** Total supply of the base token, whole tokens. */
+  supply: number | null;
+  /** USD price of the quote asset at the trade's time, or null. */
+  quoteUsd: number | null;
+}
+
+export interface PoolTotals {
+  volume_quote: number;
+  buy_volume_quote: number;
+  sell_volume_quote: number;
+  volume_usd: number | null;
+  buy_volume_usd: number | null;
+  sell_volume_usd: number | null;
+  trade_count: number;
+  buy_count: number;
+  sell_count: number;
+  ath_market_cap_quote: number;
+  ath_market_cap_usd: number | null;
+  first_trade_at: number | null;
+  /** Position and price of the first trade (by chain order): launch price. */
+  first_key: TradeKey | null;
+  launch_price_quote: number | null;
+  launch_price_usd: number | null;
+}
+
+export interface PoolState {
+  pool_address: string;
+  info: PoolInfo | null;
+  /** Swaps seen before the pool event or the base token's decimals; applied once known. */
+  waiting: SwapEvent[];
+  /** Reserves after the latest trade by chain position, whole units. */
+  last_key: [slot: number, txIndex: number, eventIndex: number] | null;
+  base_reserve: number;
+  quote_reserve: number;
+  real_base_reserve: number | null;
+  real_quote_reserve: number | null;
+  last_trade_at: number | null;
+  last_quote_usd: number | null;
+  supply: number | null;
+  totals: PoolTotals;
+  /** Trades not yet in the trades store (written with the pool's snapshot), sorted. */
+  unsaved: StoredTrade[];
+  /** The latest trade position already in the trades store. */
+  persisted_up_to: TradeKey | null;
+}
+
+export function initialPool(pool_address: string): PoolState {
+  return {
+    pool_address,
+    info: null,
+    waiting: [],
+    last_key: null,
+    base_reserve: 0,
+    quote_reserve: 0,
+    real_base_reserve: null,
+    real_quote_reserve: null,
+    last_trade_at: null,
+    last_quote_usd: null,
+    supply: null,
+    totals: {
+      volume_quote: 0, buy_volume_quote: 0, sell_volume_quote: 0, volume_usd: null, buy_volume_usd: null, sell_volume_usd: null,
+      trade_count: 0, buy_count: 0, sell_count: 0, ath_market_cap_quote: 0, ath_market_cap_usd: null,
+      first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
+    },
+    unsaved: [],
+    persisted_up_to: null,
+  };
+}
+
+export function applyPool(state: PoolState, e: PoolEvent, decimalsOfBase: number | null): void {
+  const existing = state.info;
+  state.info = {
+    pool_address: e.pool_address,
+    base_address: e.base_address,
+    quote_address: e.quote_address,
+    dex: e.dex,
+    pool_type: e.pool_type,
+    created_at: e.created_at,
+    created_slot: e.slot,
+    migrated_from_pool_address: e.migrated_from_pool_address ?? existing?.migrated_from_pool_address ?? null,
+    migrated_at: existing?.migrated_at ?? null,
+    replaced_by_pool_address: existing?.replaced_by_pool_address ?? null,
+    curve_initial_real_base:
+      e.curve_initial_real_base_raw != null && decimalsOfBase !== null ? Number(e.curve_initial_real_base_raw) / 10 ** decimalsOfBase : null,
+  };
+}
+
+/** A migration names this pool as the curve (from) or the AMM pool (to). */
+export function applyMigrationToPool(state: PoolState, e: MigrationEvent): 'graduated' | 'migrated_into' | null {
+  const info = state.info;
+  if (!info) return null;
+  if (e.from_pool_address === state.pool_address) {
+    info.replaced_by_pool_address = e.to_pool_address;
+    info.migrated_at = e.at;
+    return 'graduated';
+  }
+  info.migrated_from_pool_address ??= e.from_pool_address;
+  info.migrated_at = e.at;
+  return 'migrated_into';
+}
+
+const posAfter = (a: [number, number, number], e: SwapEvent) =>
+  e.slot > a[0] || (e.slot === a[0] && (e.tx_index > a[1] || (e.tx_index === a[1] && e.event_index > a[2])));
+
+/**
+ * Derives the trade of a swap (INGEST.md derivations) and applies it to reserves and
+ * totals. Reserves follow the latest trade by chain position, so late arrivals do not
+ * move them back.
+ */
+export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): PoolTrade {
+  const baseScale = 10 ** p.baseDecimals;
+  const quoteScale = 10 ** p.quoteDecimals;
+  const baseAmount = Number(e.base_amount_raw) / baseScale;
+  const quoteAmount = Number(e.quote_amount_raw) / quoteScale;
+  const baseReserve = Number(e.base_reserve_raw) / baseScale;
+  const quoteReserve = Number(e.quote_reserve_raw) / quoteScale;
+  const spot = baseReserve > 0 ? quoteReserve / baseReserve : 0;
+  const priceQuote = baseAmount > 0 ? quoteAmount / baseAmount : spot;
+  const supply = p.supply ?? 0;
+  const marketCapQuote = spot * supply;
+  const usd = p.quoteUsd;
+  const trade: PoolTrade = {
+    at: e.at,
+    slot: e.slot,
+    txIndex: e.tx_index,
+    eventIndex: e.event_index,
+    side: e.side,
+    wallet: e.wallet_address,
+    baseAmount,
+    quoteAmount,
+    priceQuote,
+    priceUsd: usd === null ? null : priceQuote * usd,
+    marketCapQuote,
+    marketCapUsd: usd === null ? null : marketCapQuote * usd,
+    quoteUsd: usd,
+  };
+  if (state.last_key === null || posAfter(state.last_key, e)) {
+    state.last_key = [e.slot, e.tx_index, e.event_index];
+    state.base_reserve = baseReserve;
+    state.quote_reserve = quoteReserve;
+    state.real_base_reserve = e.real_base_reserve_raw != null ? Number(e.real_base_reserve_raw) / baseScale : null;
+    state.real_quote_reserve = e.real_quote_reserve_raw != null ? Number(e.real_quote_reserve_raw) / quoteScale : null;
+    state.last_trade_at = e.at;
+    if (usd !== null) state.last_quote_usd = usd;
+  }
+  if (p.supply !== null) state.supply = p.supply;
+  const t = state.totals;
+  const buy = e.side === 'buy';
+  t.trade_count++;
+  t.volume_quote += quoteAmount;
+  if (buy) {
+    t.buy_count++;
+    t.buy_volume_quote += quoteAmount;
+  } else {
+    t.sell_count++;
+    t.sell_volume_quote += quoteAmount;
+  }
+  if (usd !== null) {
+    const v = quoteAmount * usd;
+    t.volume_usd = (t.volume_usd ?? 0) + v;
+    if (buy) t.buy_volume_usd = (t.buy_volume_usd ?? 0) + v;
+    else t.sell_volume_usd = (t.sell_volume_usd ?? 0) + v;
+    if (trade.marketCapUsd! > (t.ath_market_cap_usd ?? 0)) t.ath_market_cap_usd = trade.marketCapUsd;
+  }
+  if (marketCapQuote > t.ath_market_cap_quote) t.ath_market_cap_quote = marketCapQuote;
+  const key: TradeKey = [e.at, e.slot, e.tx_index, e.event_index];
+  if (t.first_key === null || key[1] < t.first_key[1] || (key[1] === t.first_key[1] && (key[2] < t.first_key[2] || (key[2] === t.first_key[2] && key[3] < t.first_key[3])))) {
+    t.first_key = key;
+    t.first_trade_at = e.at;
+    t.launch_price_quote = priceQuote;
+    t.launch_price_usd = trade.priceUsd;
+  }
+  const stored: StoredTrade = [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash];
+  insertSorted(state.unsaved, stored);
+  return trade;
+}
+
+function insertSorted(list: StoredTrade[], t: StoredTrade): void {
+  let i = list.length;
+  while (i > 0) {
+    const p = list[i - 1]!;
+    if (p[0] < t[0] || (p[0] === t[0] && (p[1] < t[1] || (p[1] === t[1] && (p[2] < t[2] || (p[2] === t[2] && p[3] < t[3])))))) break;
+    i--;
+  }
+  if (i === list.length) list.push(t);
+  else list.splice(i, 0, t);
+}
+
+/** Spot price after the latest trade, quote per base. */
+export const spotPrice = (s: PoolState) => (s.base_reserve > 0 ? s.quote_reserve / s.base_reserve : 0);
+
+/** INGEST.md: 2 × quote reserve for AMMs; the real quote reserve on a bonding curve. */
+export function liquidityQuote(s: PoolState): number {
+  if (s.info?.pool_type === 'bonding_curve') return s.real_quote_reserve ?? 0;
+  return 2 * s.quote_reserve;
+}
+
+/** 0..100; 0 after migration; null for pools without a curve. */
+export function curveProgress(s: PoolState): number | null {
+  const info = s.info;
+  if (!info || info.pool_type !== 'bonding_curve') return null;
+  if (info.replaced_by_pool_address) return 0;
+  const initial = info.curve_initial_real_base;
+  if (!initial || s.real_base_reserve === null) return 0;
+  return Math.min(100, Math.max(0, (100 * (initial - s.real_base_reserve)) / initial));
+}
+
+/** Is the quote asset wSOL/USDC (priced by quote_price) rather than a token? */
+export const quoteIsKnown = (info: PoolInfo) => info.quote_address in KNOWN_MINTS;

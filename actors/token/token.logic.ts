@@ -1,0 +1,97 @@
+import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type TokenEvent } from '../../engine/ingest/events.ts';
+
+/** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */
+export const TOKEN_FIELDS = [
+  'decimals', 'supply_raw', 'symbol', 'name', 'description', 'image_url', 'socials', 'creator_address', 'launched_at',
+  'mint_authority', 'freeze_authority', 'lp_burned_pct', 'dex_paid', 'mayhem_mode', 'mayhem_ends_at', 'creator_fee_destination',
+] as const;
+type TokenField = (typeof TOKEN_FIELDS)[number];
+
+/** Fields whose change is a `token_metadata` stream event (INGEST.md). */
+export const METADATA_FIELDS: readonly TokenField[] = ['symbol', 'name', 'image_url', 'description', 'socials'];
+
+export interface TokenState {
+  token_address: string;
+  fields: Partial<Record<TokenField, unknown>>;
+  /** Per field, the (slot, at) of the event that set it: a field takes the latest write whatever the arrival order. */
+  versions: Partial<Record<TokenField, [number, number]>>;
+  /** Pools where this token is the base (or the quote, for token-to-token pools), by creation. */
+  pools: string[];
+  migrated: boolean;
+  migrated_at: number | null;
+  /** Bumped when symbol, name, image_url, description or socials change (token_metadata). */
+  metadataVersion: number;
+}
+
+export function initialToken(token_address: string): TokenState {
+  return { token_address, fields: {}, versions: {}, pools: [], migrated: false, migrated_at: null, metadataVersion: 0 };
+}
+
+const newer = (a: [number, number], b: [number, number] | undefined) => !b || a[0] > b[0] || (a[0] === b[0] && a[1] >= b[1]);
+
+/** Merges a token event's fields, each only if this event is at least as late as its last writer. */
+export function applyTokenEvent(state: TokenState, e: TokenEvent): boolean {
+  const version: [number, number] = [e.slot, e.at];
+  let metadataChanged = false;
+  for (const field of TOKEN_FIELDS) {
+    const value = (e as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    if (!newer(version, state.versions[field])) continue;
+    const before = state.fields[field];
+    state.fields[field] = value;
+    state.versions[field] = version;
+    if (METADATA_FIELDS.includes(field) && JSON.stringify(before ?? null) !== JSON.stringify(value)) metadataChanged = true;
+  }
+  if (metadataChanged) state.metadataVersion++;
+  return metadataChanged;
+}
+
+export function applyPoolEvent(state: TokenState, e: PoolEvent): void {
+  if (!state.pools.includes(e.pool_address)) state.pools.push(e.pool_address);
+}
+
+export function applyMigration(state: TokenState, e: MigrationEvent): void {
+  state.migrated = true;
+  if (state.migrated_at === null || e.at < state.migrated_at) state.migrated_at = e.at;
+}
+
+/** Decimals of a mint as far as this token knows (wSOL and USDC are built in). */
+export function decimalsOf(state: TokenState | undefined, mint: string): number | null {
+  if (mint in KNOWN_MINTS) return KNOWN_MINTS[mint]!;
+  const d = state?.fields.decimals;
+  return typeof d === 'number' ? d : null;
+}
+
+/** Total supply in whole tokens, or null before the mint's first token event. */
+export function supplyOf(state: TokenState | undefined): number | null {
+  const raw = state?.fields.supply_raw;
+  const decimals = state?.fields.decimals;
+  if (typeof raw !== 'string' || typeof decimals !== 'number') return null;
+  return Number(raw) / 10 ** decimals;
+}
+
+/** The token record of SERVICE.md 2.7. */
+export function metadataRecord(state: TokenState) {
+  const f = state.fields;
+  return {
+    token_address: state.token_address,
+    symbol: (f.symbol as string | null | undefined) ?? null,
+    name: (f.name as string | null | undefined) ?? null,
+    image_url: (f.image_url as string | null | undefined) ?? null,
+    description: (f.description as string | null | undefined) ?? null,
+    socials: (f.socials as Record<string, string> | null | undefined) ?? {},
+  };
+}
+
+/** The token object of SERVICE.md 2.11. */
+export function tokenObject(state: TokenState) {
+  const f = state.fields;
+  return {
+    ...metadataRecord(state),
+    decimals: (f.decimals as number | undefined) ?? null,
+    launched_at: (f.launched_at as number | null | undefined) ?? null,
+    mayhem_mode: (f.mayhem_mode as boolean | null | undefined) ?? false,
+    mayhem_ends_at: (f.mayhem_ends_at as number | null | undefined) ?? null,
+    creator_fee_destination: (f.creator_fee_destination as string | null | undefined) ?? 'creator',
+  };
+}
