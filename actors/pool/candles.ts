@@ -1,0 +1,414 @@
+import {
+  DIRTY,
+  INTERVAL_COUNT,
+  INTERVAL_LENGTHS,
+  INTERVAL_NAMES,
+  IV,
+  START,
+  STRIDE,
+  SUB_SPAN,
+  candleOfBucket,
+  candleOfStored,
+  copyBucket,
+  fromStored,
+  intervalIndex,
+  mergeTrade,
+  newBucket,
+  releaseBucket,
+  resetBucket,
+  toStored,
+  type Candle,
+  type CandleCurrency,
+  type CandleMode,
+  type StoredCandle,
+} from './candles.bucket.ts';
+import type { CandleInterval, PoolTrade } from './trade.ts';
+
+export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles.bucket.ts';
+
+/**
+ * The candles of one pool (SERVICE.md 2.9, 4.4; DECISIONS row 8), for every interval
+ * of CANDLE_INTERVALS and every track: price and market cap, each in quote and in USD,
+ * plus volume in quote and in USD. Pure: no I/O but the injected store, no clock.
+ *
+ * Memory holds, per interval, the buckets not yet closed ("live"), plus closed buckets
+ * not yet drained ("pending"). A bucket closes once its end is at or before the newest
+ * trade's time minus CANDLE_LATENESS_MS; `drainClosed` hands closed buckets to the
+ * caller to persist, and the ClosedCandleStore serves them back. A trade for a bucket
+ * that already closed (the "late path") is merged into the pending bucket, or into
+ * the stored candle reloaded with `store.get`, and that candle is drained again.
+ * Any arrival order of the same trades thus gives the same candles.
+ *
+ * Rules the callers rely on:
+ * - USD tracks use only the trades with a USD value: open/close are the USD-valued
+ *   trades with the smallest/largest position; all null (volume too) in a bucket where
+ *   no trade had one.
+ * - Volumes are exact (double-double) sums, so they too do not depend on arrival
+ *   order. The same trade added twice counts twice in the volumes (the ingest gate
+ *   drops duplicates); open/high/low/close are unaffected.
+ * - Buckets without trades do not exist: series have no gap filling.
+ * - The owner calls drainClosed and takeChanged every second or so, with or without
+ *   subscribers: pending candles and the change list grow until then.
+ */
+
+/** Trades up to this late (by block time, behind the newest) never take the late path. */
+export const CANDLE_LATENESS_MS = 10_000;
+
+/**
+ * At most this many live buckets per interval. With drains every second or so the
+ * 1s interval holds ~11 (the lateness allowance) and the others 1 or 2; past the bound
+ * (a caller that stopped draining) the oldest live bucket is closed early, which is
+ * still correct: later trades for it take the late path.
+ */
+export const CANDLE_LIVE_BUCKETS_MAX = 32;
+
+/**
+ * Closed candles of one pool as persisted (LMDB `candles`, key pool + interval +
+ * start_at). Read-your-writes: a candle returned by `drainClosed` must be visible to
+ * `read` and `get` from the caller's next call into PoolCandles on (lmdb-js async puts
+ * are not, until their commit: write them in a sync transaction, or keep them in a
+ * write-behind map consulted first until the commit resolves).
+ */
+export interface ClosedCandleStore {
+  /** Candles with fromStartAt <= start_at <= toStartAt: the newest `limit` of them, oldest first. */
+  read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[];
+  get(interval: CandleInterval, startAt: number): StoredCandle | undefined;
+}
+
+export interface SeriesOptions {
+  /** Inclusive bounds on start_at, Unix ms. */
+  startTime?: number;
+  endTime?: number;
+  limit: number;
+}
+
+/** toSnapshot's shape: plain numbers, strings, arrays and nulls. */
+export interface CandlesSnapshot {
+  v: 1;
+  newest_at: number | null;
+  closed_before: (number | null)[];
+  seq: number[];
+  live: StoredCandle[];
+  pending: StoredCandle[];
+  /** Changed and not yet taken: interval index, start_at, interval index, ... */
+  changed: number[];
+}
+
+// Module-local copies of what `add` touches per trade. When a CommonJS entry loads
+// these modules, tsx compiles them to CommonJS and every imported binding becomes a
+// getter call (~10 % of `add` in a profile); local constants keep the hot loop
+// indifferent to how it was loaded.
+const COUNT = INTERVAL_COUNT;
+const LENGTHS: number[] = [...INTERVAL_LENGTHS];
+const merge = mergeTrade;
+const DIRTY_AT = DIRTY;
+const START_AT = START;
+const WIDTH = STRIDE;
+const EVENT_INDEX_SPAN = SUB_SPAN;
+
+const CHANGE_KEY_SPAN = 2 ** 44;
+
+/** Start times are multiples of interval lengths ≥ 1000 < 2^50, so this key is exact. */
+const pendingKey = (iv: number, start: number) => start * 8 + iv;
+
+/**
+ * The bucket with this interval and start among `buckets` (each at offset 0), or undefined.
+ */
+function findIn(buckets: Float64Array[], start: number): Float64Array | undefined {
+  for (let k = buckets.length - 1; k >= 0; k--) if (buckets[k]![START_AT] === start) return buckets[k];
+  return undefined;
+}
+
+export class PoolCandles {
+  private newestAt = -Infinity;
+  /**
+   * The newest live bucket of each interval, interval i at offset i × STRIDE, in one
+   * array so that the common case of `add` touches one contiguous block per pool.
+   * Start Infinity: the interval has no live bucket.
+   */
+  private readonly current = new Float64Array(COUNT * WIDTH);
+  /** Older live buckets of each interval, by start ascending: all after closedBefore, before current. */
+  private readonly older: Float64Array[][] = Array.from({ length: COUNT }, () => []);
+  /** Every bucket starting before this is closed: pending, in the store, or without trades. */
+  private readonly closedBefore: number[] = Array.from({ length: COUNT }, () => -Infinity);
+  /** Closed buckets to hand to drainClosed, by pendingKey; null while none (the common case). */
+  private pending: Map<number, Float64Array> | null = null;
+  private readonly seq: number[] = Array.from({ length: COUNT }, () => 0);
+  /** Changed since the last takeChanged: interval index, start, interval index, start, ... */
+  private changed: number[] = [];
+
+  constructor(private readonly store: ClosedCandleStore) {
+    for (let iv = 0; iv < COUNT; iv++) resetBucket(this.current, iv * WIDTH, iv, Infinity);
+  }
+
+  /**
+   * Adds one trade to every interval. The common case (the trade falls in the newest
+   * bucket of an interval) compares two numbers and updates the bucket in place.
+   */
+  add(t: PoolTrade): void {
+    const at = t.at;
+    if (!(t.eventIndex < EVENT_INDEX_SPAN)) throw new Error(`eventIndex ${t.eventIndex} out of range`);
+    const slot = t.slot;
+    const sub = t.txIndex * EVENT_INDEX_SPAN + t.eventIndex;
+    // USD values come from one quote price: a trade has all of them or none.
+    const usd = t.quoteUsd !== null && t.priceUsd !== null && t.marketCapUsd !== null;
+    if (at > this.newestAt) this.newestAt = at;
+    const current = this.current;
+    for (let i = 0; i < COUNT; i++) {
+      const len = LENGTHS[i]!;
+      let d: Float64Array = current;
+      let o = i * WIDTH;
+      const start = current[o + START_AT]!;
+      // An unused slot has start Infinity, so `at < start` sends it to locate.
+      if (at < start || at >= start + len) {
+        d = this.locate(i, Math.floor(at / len) * len);
+        if (d !== current) o = 0;
+      }
+      merge(d, o, t, slot, sub, usd);
+      if (d[o + DIRTY_AT] === 0) {
+        d[o + DIRTY_AT] = 1;
+        this.changed.push(i, d[o + START_AT]!);
+      }
+    }
+  }
+
+  /**
+   * The bucket of interval `iv` starting at `start` when it is not the current one:
+   * `this.current` when it becomes the current one (at offset iv × STRIDE), else a
+   * bucket of its own (offset 0), created if needed.
+   */
+  private locate(iv: number, start: number): Float64Array {
+    if (start < this.closedBefore[iv]!) return this.locateClosed(iv, start);
+    const current = this.current;
+    const o = iv * WIDTH;
+    const currentStart = current[o + START_AT]!;
+    const older = this.older[iv]!;
+    if (currentStart === Infinity || start > currentStart) {
+      if (currentStart !== Infinity) {
+        older.push(copyBucket(current, o));
+        if (older.length + 1 > CANDLE_LIVE_BUCKETS_MAX) this.closeOldest(iv);
+      }
+      resetBucket(current, o, iv, start);
+      return current;
+    }
+    let k = older.length - 1;
+    while (k >= 0 && older[k]![START_AT]! > start) k--;
+    if (k >= 0 && older[k]![START_AT] === start) return older[k]!;
+    const d = newBucket(iv, start);
+    older.splice(k + 1, 0, d);
+    if (older.length + 1 > CANDLE_LIVE_BUCKETS_MAX) this.closeOldest(iv);
+    return d;
+  }
+
+  /** The late path: a closed bucket, from pending, else reloaded from the store, else new. */
+  private locateClosed(iv: number, start: number): Float64Array {
+    const pending = (this.pending ??= new Map());
+    const key = pendingKey(iv, start);
+    let d = pending.get(key);
+    if (d === undefined) {
+      const stored = this.store.get(INTERVAL_NAMES[iv]!, start);
+      d = stored ? fromStored(stored) : newBucket(iv, start);
+      pending.set(key, d);
+    }
+    return d;
+  }
+
+  private closeOldest(iv: number): void {
+    const d = this.older[iv]!.shift()!;
+    (this.pending ??= new Map()).set(pendingKey(iv, d[START_AT]!), d);
+    this.closedBefore[iv] = d[START_AT]! + LENGTHS[iv]!;
+  }
+
+  /**
+   * Closes every bucket whose end is at or before the newest trade's time minus
+   * CANDLE_LATENESS_MS and returns it with the late updates since the last drain, for
+   * the caller to persist in one batch (a candle may come again after a late trade:
+   * a put overwrites). Call it every second or so.
+   */
+  drainClosed(): StoredCandle[] {
+    const out: StoredCandle[] = [];
+    if (this.pending !== null) {
+      for (const d of this.pending.values()) {
+        out.push(toStored(d, 0));
+        releaseBucket(d);
+      }
+      this.pending = null;
+    }
+    const cutoff = this.newestAt - CANDLE_LATENESS_MS;
+    if (cutoff === -Infinity) return out;
+    for (let iv = 0; iv < COUNT; iv++) {
+      const len = LENGTHS[iv]!;
+      // The start of the bucket holding cutoff: buckets before it end at or before cutoff.
+      const boundary = Math.floor(cutoff / len) * len;
+      if (boundary > this.closedBefore[iv]!) this.closedBefore[iv] = boundary;
+      const closedBefore = this.closedBefore[iv]!;
+      const older = this.older[iv]!;
+      let n = 0;
+      while (n < older.length && older[n]![START_AT]! < closedBefore) {
+        out.push(toStored(older[n]!, 0));
+        releaseBucket(older[n++]!);
+      }
+      if (n > 0) older.splice(0, n);
+      const o = iv * WIDTH;
+      const start = this.current[o + START_AT]!;
+      if (start !== Infinity && start < closedBefore) {
+        out.push(toStored(this.current, o));
+        resetBucket(this.current, o, iv, Infinity);
+      }
+    }
+    return out;
+  }
+
+  /** The live buckets of an interval with start in [from, to], ascending, each at offset 0. */
+  private liveIn(iv: number, from: number, to: number): Float64Array[] {
+    const out: Float64Array[] = [];
+    for (const d of this.older[iv]!) if (d[START_AT]! >= from && d[START_AT]! <= to) out.push(d);
+    const o = iv * WIDTH;
+    const start = this.current[o + START_AT]!;
+    if (start !== Infinity && start >= from && start <= to) out.push(this.current.subarray(o, o + WIDTH));
+    return out;
+  }
+
+  /**
+   * The `limit` most recent candles with startTime <= start_at <= endTime, oldest
+   * first: memory (live and pending) over the store (memory wins for a start_at in
+   * both). The caller validates limit (DECISIONS row 8: default 300, max 1000).
+   */
+  series(interval: CandleInterval, mode: CandleMode, currency: CandleCurrency, opts: SeriesOptions): Candle[] {
+    const limit = opts.limit;
+    if (!(limit > 0)) return [];
+    const iv = intervalIndex(interval);
+    const from = opts.startTime ?? -Infinity;
+    const to = opts.endTime ?? Infinity;
+    const memory = this.liveIn(iv, from, to);
+    const liveCount = memory.length;
+    // Pending buckets start before closedBefore, so before every live one; the store
+    // holds closed buckets only.
+    if (liveCount >= limit) return memory.slice(liveCount - limit).map((d) => candleOfBucket(d, 0, mode, currency));
+    if (this.pending !== null) {
+      const older: Float64Array[] = [];
+      for (const d of this.pending.values()) if (d[IV] === iv && d[START_AT]! >= from && d[START_AT]! <= to) older.push(d);
+      older.sort((a, b) => a[START_AT]! - b[START_AT]!);
+      memory.unshift(...older);
+    }
+    // The newest `limit` of the union are among the newest limit + memory.length stored.
+    const stored = this.store.read(interval, Math.max(from, 0), Math.min(to, Number.MAX_SAFE_INTEGER), limit + memory.length);
+    const out: Candle[] = [];
+    let s = 0;
+    let m = 0;
+    while (s < stored.length || m < memory.length) {
+      const storedStart = s < stored.length ? stored[s]![1] : Infinity;
+      const memoryStart = m < memory.length ? memory[m]![START_AT]! : Infinity;
+      if (storedStart < memoryStart) out.push(candleOfStored(stored[s++]!, mode, currency));
+      else {
+        if (storedStart === memoryStart) s++;
+        out.push(candleOfBucket(memory[m++]!, 0, mode, currency));
+      }
+    }
+    return out.length > limit ? out.slice(out.length - limit) : out;
+  }
+
+  /** The bucket in memory (live or pending) with this interval and start, at offset 0. */
+  private inMemory(iv: number, start: number): Float64Array | undefined {
+    const o = iv * WIDTH;
+    if (this.current[o + START_AT] === start) return this.current.subarray(o, o + WIDTH);
+    return findIn(this.older[iv]!, start) ?? this.pending?.get(pendingKey(iv, start));
+  }
+
+  /** Sets the change flag of the bucket, if it is in memory (without allocating a view). */
+  private markDirty(iv: number, start: number, flag: 0 | 1): void {
+    const o = iv * WIDTH;
+    if (this.current[o + START_AT] === start) this.current[o + DIRTY_AT] = flag;
+    else {
+      const d = findIn(this.older[iv]!, start) ?? this.pending?.get(pendingKey(iv, start));
+      if (d !== undefined) d[DIRTY_AT] = flag;
+    }
+  }
+
+  /** One candle (for a stream update after takeChanged), or null if the bucket has no trades. */
+  candle(interval: CandleInterval, startAt: number, mode: CandleMode, currency: CandleCurrency): Candle | null {
+    const d = this.inMemory(intervalIndex(interval), startAt);
+    if (d !== undefined) return candleOfBucket(d, 0, mode, currency);
+    const stored = this.store.get(interval, startAt);
+    return stored ? candleOfStored(stored, mode, currency) : null;
+  }
+
+  /**
+   * The buckets changed since the last call, by interval then start_at, and clears
+   * them. Each interval with a change counts one more event in its seq: the stream
+   * publishes one event per (interval, mode, currency) per call, holding these
+   * candles. All four (mode, currency) series of an interval change together (every
+   * trade feeds every track), so one counter per interval serves all four.
+   */
+  takeChanged(): Array<{ interval: CandleInterval; start_at: number }> {
+    const changed = this.changed;
+    const n = changed.length >> 1;
+    if (n === 0) return [];
+    this.changed = [];
+    // Sort by (interval, start) as one number: starts are < 2^44 ms (year 2527).
+    const keys = new Float64Array(n);
+    for (let k = 0; k < n; k++) keys[k] = changed[2 * k]! * CHANGE_KEY_SPAN + changed[2 * k + 1]!;
+    keys.sort();
+    const out: Array<{ interval: CandleInterval; start_at: number }> = [];
+    let lastIv = -1;
+    for (let k = 0; k < n; k++) {
+      // The same bucket is listed twice when it was drained and reloaded by a late trade.
+      if (k > 0 && keys[k] === keys[k - 1]) continue;
+      const iv = Math.floor(keys[k]! / CHANGE_KEY_SPAN);
+      const start = keys[k]! - iv * CHANGE_KEY_SPAN;
+      if (iv !== lastIv) this.seq[iv]!++;
+      lastIv = iv;
+      this.markDirty(iv, start, 0);
+      out.push({ interval: INTERVAL_NAMES[iv]!, start_at: start });
+    }
+    return out;
+  }
+
+  /** Events so far of each (interval, mode, currency) series of this interval (see takeChanged). */
+  seqOf(interval: CandleInterval): number {
+    return this.seq[intervalIndex(interval)]!;
+  }
+
+  toSnapshot(): CandlesSnapshot {
+    const live: StoredCandle[] = [];
+    for (let iv = 0; iv < COUNT; iv++) for (const d of this.liveIn(iv, -Infinity, Infinity)) live.push(toStored(d, 0));
+    const pending: StoredCandle[] = [];
+    if (this.pending !== null) for (const d of this.pending.values()) pending.push(toStored(d, 0));
+    return {
+      v: 1,
+      newest_at: Number.isFinite(this.newestAt) ? this.newestAt : null,
+      closed_before: this.closedBefore.map((x) => (Number.isFinite(x) ? x : null)),
+      seq: [...this.seq],
+      live,
+      pending,
+      changed: [...this.changed],
+    };
+  }
+
+  static fromSnapshot(data: unknown, store: ClosedCandleStore): PoolCandles {
+    const s = data as CandlesSnapshot;
+    if (s?.v !== 1 || s.closed_before.length !== COUNT || s.seq.length !== COUNT) throw new Error('not a v1 candles snapshot');
+    const c = new PoolCandles(store);
+    c.newestAt = s.newest_at ?? -Infinity;
+    for (let iv = 0; iv < COUNT; iv++) {
+      c.closedBefore[iv] = s.closed_before[iv] ?? -Infinity;
+      c.seq[iv] = s.seq[iv]!;
+    }
+    // Live buckets come by interval, ascending: the last of each interval is its current one.
+    for (const stored of s.live) {
+      const d = fromStored(stored);
+      const iv = d[IV]!;
+      const o = iv * WIDTH;
+      if (c.current[o + START_AT] !== Infinity) c.older[iv]!.push(copyBucket(c.current, o));
+      c.current.set(d, o);
+      releaseBucket(d);
+    }
+    for (const stored of s.pending) {
+      const d = fromStored(stored);
+      (c.pending ??= new Map()).set(pendingKey(d[IV]!, d[START_AT]!), d);
+    }
+    c.changed = [...s.changed];
+    for (let k = 0; k < c.changed.length; k += 2) c.markDirty(c.changed[k]!, c.changed[k + 1]!, 1);
+    return c;
+  }
+}

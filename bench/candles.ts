@@ -1,0 +1,162 @@
+import { PoolCandles, type ClosedCandleStore, type StoredCandle } from '../actors/pool/candles.ts';
+import type { CandleInterval, PoolTrade } from '../actors/pool/trade.ts';
+import { median, peakRssMiB, type Benchmark } from './harness.ts';
+
+/**
+ * Question: what does PoolCandles.add cost per trade (7 intervals × 4 tracks + 2
+ * volumes), with trades spread over 10,000 pools as the engine sees them?
+ * Estimate: per interval a bucket-range check, ~16 compares and stores on unboxed
+ * fields and two double-double sums (~20 flops): ~30–60 ns, so ~0.3 µs for 7
+ * intervals; cache misses on 10k pools' buckets (~7 × 270 B each) add some. Target
+ * ≤ 1 µs (ARCHITECTURE.md: ~10 µs per swap for everything).
+ * Shape: 100,000 trades/s of event time (10 per second per pool at 10k pools), 2 %
+ * arriving up to 3 s late, USD known; takeChanged and drainClosed on every pool once
+ * per second of event time (timed apart), after 30 s of warm-up to a steady state.
+ */
+
+const T0 = 1_767_225_600_000;
+const TRADES_PER_SECOND = 100_000;
+
+/** Drained candles go nowhere; late trades find nothing stored (a new bucket). */
+class NullStore implements ClosedCandleStore {
+  read(_interval: CandleInterval, _from: number, _to: number, _limit: number): StoredCandle[] {
+    return [];
+  }
+  get(_interval: CandleInterval, _startAt: number): StoredCandle | undefined {
+    return undefined;
+  }
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Fills `trades` (reused: the timed loop then sees only PoolCandles' own allocation
+ * and GC) and `poolOf` with one second of event time (not timed).
+ */
+function fillSecond(trades: PoolTrade[], poolOf: Int32Array, second: number, count: number, pools: number, next: () => number): void {
+  for (let k = 0; k < count; k++) {
+    const late = next() < 0.02 ? Math.floor(next() * 3000) : 0;
+    const at = T0 + second * 1000 + Math.floor((k * 1000) / count) - late;
+    const price = 1e-7 * (1 + next());
+    const quoteUsd = 150 + next();
+    const quoteAmount = 0.01 + next() * 5;
+    const t = trades[k]!;
+    t.at = at;
+    t.slot = 300_000_000 + Math.floor((at - T0) / 400);
+    t.txIndex = k % 4096;
+    t.side = k & 1 ? 'buy' : 'sell';
+    t.baseAmount = quoteAmount / price;
+    t.quoteAmount = quoteAmount;
+    t.priceQuote = price;
+    t.priceUsd = price * quoteUsd;
+    t.marketCapQuote = price * 1e9;
+    t.marketCapUsd = price * 1e9 * quoteUsd;
+    t.quoteUsd = quoteUsd;
+    poolOf[k] = Math.floor(next() * pools);
+  }
+}
+
+function blankTrade(): PoolTrade {
+  return { at: 0, slot: 0, txIndex: 0, eventIndex: 0, side: 'buy', wallet: 'W1111111111111111111111111111111', baseAmount: 0.5, quoteAmount: 0.5, priceQuote: 0.5, priceUsd: 0.5, marketCapQuote: 0.5, marketCapUsd: 0.5, quoteUsd: 0.5 };
+}
+
+interface Window {
+  /** Wall time per add. */
+  nsPerAdd: number;
+  /** CPU time of the process (all its threads, GC helpers included) per add. */
+  cpuNsPerAdd: number;
+  /** Wall time per takeChanged + drainClosed of one pool (the actor's once-a-second chores). */
+  nsPerPoolDrain: number;
+  drained: number;
+}
+
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+
+/** `pools` pools fed `TRADES_PER_SECOND` trades per second of event time, drained every second. */
+class Market {
+  private readonly candles: PoolCandles[];
+  private readonly trades: PoolTrade[];
+  private readonly poolOf: Int32Array;
+  private readonly next = rng(42);
+  private second = 0;
+  checksum = 0;
+
+  constructor(private readonly pools: number) {
+    const store = new NullStore();
+    this.candles = Array.from({ length: pools }, () => new PoolCandles(store));
+    this.trades = Array.from({ length: TRADES_PER_SECOND }, blankTrade);
+    this.poolOf = new Int32Array(TRADES_PER_SECOND);
+  }
+
+  /** Runs `count` trades (whole seconds of event time but the last). */
+  run(count: number): Window {
+    let addNs = 0;
+    let addCpuNs = 0;
+    let drainNs = 0;
+    let drains = 0;
+    let drained = 0;
+    const { candles, trades, poolOf } = this;
+    for (let done = 0; done < count; ) {
+      const n = Math.min(TRADES_PER_SECOND, count - done);
+      fillSecond(trades, poolOf, this.second++, n, this.pools, this.next);
+      const cpuStarted = cpuNs();
+      let started = process.hrtime.bigint();
+      for (let k = 0; k < n; k++) candles[poolOf[k]!]!.add(trades[k]!);
+      addNs += Number(process.hrtime.bigint() - started);
+      addCpuNs += cpuNs() - cpuStarted;
+      done += n;
+      started = process.hrtime.bigint();
+      for (const c of candles) {
+        c.takeChanged();
+        const out = c.drainClosed();
+        drained += out.length;
+        for (const s of out) this.checksum = (this.checksum + s[9] * 1e7 + s[14]) % 1e9;
+      }
+      drainNs += Number(process.hrtime.bigint() - started);
+      drains += candles.length;
+    }
+    return { nsPerAdd: addNs / count, cpuNsPerAdd: addCpuNs / count, nsPerPoolDrain: drainNs / drains, drained };
+  }
+}
+
+const benchmark: Benchmark = {
+  name: 'candles',
+  question: 'How many ns does PoolCandles.add cost per trade (7 intervals, 4 tracks, 2 volumes) across 10,000 pools?',
+  async run({ smoke, log }) {
+    const total = smoke ? 20_000 : 1_000_000;
+    const pools = smoke ? 100 : 10_000;
+    const repeats = smoke ? 1 : 5;
+    const market = new Market(pools);
+    // Warm-up, 30 s of event time: the JIT settles and the pools reach their steady
+    // state (buckets closing 10 s behind, drained buckets reused).
+    market.run(smoke ? 20_000 : 30 * TRADES_PER_SECOND);
+    const runs: Window[] = [];
+    for (let r = 0; r < repeats; r++) runs.push(market.run(total));
+    const ns = runs.map((r) => r.nsPerAdd);
+    const cpu = runs.map((r) => r.cpuNsPerAdd);
+    const value = median(ns);
+    const drainNs = median(runs.map((r) => r.nsPerPoolDrain));
+    const n = (x: number) => x.toFixed(0);
+    log(`${total.toLocaleString('en-US')} trades over ${pools.toLocaleString('en-US')} pools, ${repeats} runs: ${n(value)} ns/add wall (min ${n(Math.min(...ns))}, max ${n(Math.max(...ns))}); CPU ${n(median(cpu))} ns/add (min ${n(Math.min(...cpu))})`);
+    log(`takeChanged + drainClosed: ${n(drainNs)} ns per pool per second; ${runs[0]!.drained.toLocaleString('en-US')} candles closed per run; peak RSS ${peakRssMiB().toFixed(0)} MiB; result hash ${n(market.checksum)}`);
+    return {
+      ns_per_add: { value: Math.round(value), unit: 'ns', min: Math.round(Math.min(...ns)), max: Math.round(Math.max(...ns)) },
+      cpu_ns_per_add: { value: Math.round(median(cpu)), unit: 'ns', min: Math.round(Math.min(...cpu)), max: Math.round(Math.max(...cpu)) },
+      ns_per_pool_drain: { value: Math.round(drainNs), unit: 'ns' },
+      peak_rss: { value: Math.round(peakRssMiB()), unit: 'MiB' },
+    };
+  },
+};
+
+export default benchmark;
