@@ -20,6 +20,8 @@ export interface SolPrice {
 }
 
 export interface Query {
+  /** Pools, tokens and trades (absent in transport-only tests). */
+  market?: import('./market/market-query.ts').MarketQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

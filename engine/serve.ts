@@ -1,4 +1,5 @@
 import { createServer } from '../transport/index.ts';
+import { loadCursorSecret } from '../transport/http/cursor.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createKeyStore } from './keys.ts';
@@ -22,7 +23,8 @@ export async function serve(config: Config): Promise<void> {
   const engine = await createEngine({ config, log });
   // Keys expire in wall time whatever clock the engine derives state with.
   const keys = createKeyStore(engine.storage, new WallClock());
-  const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics });
+  const cursorSecret = await loadCursorSecret(engine.storage);
+  const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret });
   const port = await server.listen();
   log.info({ host: config.host, port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
   const source = engine.createSource(config.source);

@@ -2,6 +2,7 @@ import { Observable, Subscription, concatMap, from, map, share } from 'rxjs';
 import type { Logger } from 'pino';
 import { createPoolBehavior, latestQuotePrice, quotePriceBehavior, tokenBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
+import { MarketQuery } from './market/market-query.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -193,6 +194,7 @@ export class Engine {
 
   private createQuery(): Query {
     return {
+      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.trades, this.clock),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

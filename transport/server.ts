@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import { unavailable } from '../engine/errors.ts';
 import { mountRoutes } from './http/dispatch.ts';
@@ -23,6 +24,7 @@ export interface Server {
 
 export function createServer(deps: ServerDeps & ServerOptions): Server {
   const { config, log, query, keys, metrics } = deps;
+  const cursorSecret = deps.cursorSecret ?? randomBytes(32);
   const app = App();
   if (config.http.queryBytesMax >= httpHeaderBytesCap) {
     log.warn(
@@ -30,7 +32,7 @@ export function createServer(deps: ServerDeps & ServerOptions): Server {
       'http.queryBytesMax is not below the uWS header cap: longer queries get a bare 431 from uWS, not a 400 envelope',
     );
   }
-  mountRoutes(app, deps.routes ?? ROUTES, { config, log, query, keys, metrics }, deps.beforeHandle ?? []);
+  mountRoutes(app, deps.routes ?? ROUTES, { config, log, query, keys, metrics, cursorSecret }, deps.beforeHandle ?? []);
   let listenSocket: us_listen_socket | null = null;
   let closed = false;
 

@@ -13,6 +13,11 @@ export interface ServerDeps {
   query: Query;
   keys: KeyStore;
   metrics: Metrics;
+  /**
+   * Key of the paging cursors' tags. The service passes the one kept in its data
+   * directory, so cursors survive a restart; without one, a random key per process.
+   */
+  cursorSecret?: Buffer;
 }
 
 export interface RouteContext<P, Q> {

@@ -1,4 +1,8 @@
+import { z } from 'zod';
 import { solPrice } from './handlers/market.ts';
+import { poolOverview, poolsMetrics, poolTradesRoute } from './handlers/pools.ts';
+import { tokenOverview, tokenPools, tokensMany, tokenTradesRoute } from './handlers/tokens.ts';
+import { address, addressList, cursor, limit, order, startTime } from './params.ts';
 import { health, metrics } from './handlers/system.ts';
 import { defineRoute, type Route } from './route.ts';
 
@@ -12,4 +16,24 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
+  // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
+  defineRoute({ pattern: '/v1/pools/metrics', auth: true, query: z.object({ addresses: addressList(50) }), handler: poolsMetrics }),
+  defineRoute({ pattern: '/v1/pools/:pool_address', auth: true, params: z.object({ pool_address: address }), handler: poolOverview }),
+  defineRoute({
+    pattern: '/v1/pools/:pool_address/trades',
+    auth: true,
+    params: z.object({ pool_address: address }),
+    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token: address.optional() }),
+    handler: poolTradesRoute,
+  }),
+  defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
+  defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
+  defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), handler: tokenPools }),
+  defineRoute({
+    pattern: '/v1/tokens/:token_address/trades',
+    auth: true,
+    params: z.object({ token_address: address }),
+    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor }),
+    handler: tokenTradesRoute,
+  }),
 ];

@@ -1,0 +1,188 @@
+import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
+import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
+import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
+import type { TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
+import type { Clock } from '../clock.ts';
+import { KNOWN_MINTS } from '../ingest/events.ts';
+import type { ActorHost } from '../supervisor/host.ts';
+import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, merge, poolTrades, take, type TradeWindow } from './trades.ts';
+import { poolObject, snapshotOf, tokenObject, totalsOf, tradeRecord } from './views.ts';
+
+export interface TradeListOptions {
+  startTime?: number;
+  order: 'asc' | 'desc';
+  limit: number;
+  /** Position of the last trade of the previous page. */
+  after?: TradeKey;
+  /** Pool trades only: the side to describe trades from (default the base token). */
+  token?: string;
+}
+
+export interface TradePage {
+  items: Array<ReturnType<typeof tradeRecord>>;
+  /** Position of the last item, when there are more. */
+  next: TradeKey | null;
+}
+
+interface Hosts {
+  pools: ActorHost<PoolState>;
+  tokens: ActorHost<TokenState>;
+  quotePrices: ActorHost<QuotePriceState>;
+}
+
+/**
+ * Reads of pools, tokens and trades for the HTTP routes: actor state (activated from
+ * snapshots when passivated) and the trades store.
+ */
+export class MarketQuery {
+  constructor(private readonly hosts: Hosts, private readonly trades: TradesRepo, private readonly clock: Clock) {}
+
+  /** Latest USD price of a pool's quote asset (wSOL/USDC from quote_price), or null. */
+  private quoteUsd(quote: string): number | null {
+    if (!(quote in KNOWN_MINTS)) return null;
+    const state = this.hosts.quotePrices.get(quote);
+    return state ? (latestQuotePrice(state)?.price_usd ?? null) : null;
+  }
+
+  private poolState(address: string): PoolState | undefined {
+    const s = this.hosts.pools.get(address);
+    return s?.info ? (s as PoolState) : undefined;
+  }
+
+  /** GET /pools/{pool}: pool, token, snapshot, totals; windowed and heat come with the rolling windows. */
+  pool(address: string) {
+    const s = this.poolState(address);
+    if (!s) return null;
+    const info = s.info!;
+    const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
+    const usd = this.quoteUsd(info.quote_address);
+    return {
+      pool: poolObject(s),
+      token: base ? { ...tokenObject(base), migrated: base.migrated } : null,
+      lifecycle: String(this.hosts.pools.lifecycle(address) ?? 'unknown'),
+      snapshot: snapshotOf(s, usd),
+      totals: totalsOf(s, base, usd),
+      windowed: null,
+      heat: null,
+      replaced_by_pool_address: info.replaced_by_pool_address,
+    };
+  }
+
+  /** The pool_metrics shape (SERVICE.md 6) of a pool, for GET /pools/metrics. */
+  poolMetrics(address: string) {
+    const s = this.poolState(address);
+    if (!s) return null;
+    const info = s.info!;
+    const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
+    const usd = this.quoteUsd(info.quote_address);
+    return {
+      pool_address: address,
+      token_address: info.base_address,
+      quote_address: info.quote_address,
+      pool_type: info.pool_type,
+      slot: s.last_key?.[0] ?? null,
+      tx_index: s.last_key?.[1] ?? null,
+      ix_index: s.last_key?.[2] ?? null,
+      snapshot: snapshotOf(s, usd),
+      totals: totalsOf(s, base, usd),
+      windowed: null,
+      heat: null,
+    };
+  }
+
+  /**
+   * The pools of a token: those where it is the base first, most liquid first (in USD
+   * where the quote is priced, else in quote units), then those where it is the quote
+   * (token-to-token pools: their liquidity is counted in another token). The first is
+   * the token's main pool.
+   */
+  tokenPools(token: string): PoolState[] {
+    const t = this.hosts.tokens.get(token);
+    if (!t) return [];
+    const pools = t.pools.map((p) => this.poolState(p)).filter((p): p is PoolState => p !== undefined);
+    const isBase = (p: PoolState) => (p.info!.base_address === token ? 1 : 0);
+    const value = (p: PoolState) => liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1);
+    return pools.sort((a, b) => isBase(b) - isBase(a) || value(b) - value(a) || a.pool_address.localeCompare(b.pool_address));
+  }
+
+  /** GET /tokens/{token}: the token object, its main pool (the most liquid), snapshot, totals. */
+  token(address: string) {
+    const t = this.hosts.tokens.get(address) as TokenState | undefined;
+    if (!t || (t.fields.decimals === undefined && t.pools.length === 0)) return null;
+    const main = this.tokenPools(address)[0];
+    const usd = main ? this.quoteUsd(main.info!.quote_address) : null;
+    return {
+      token: { ...tokenObject(t), migrated: t.migrated },
+      pool: main ? poolObject(main) : null,
+      snapshot: main ? snapshotOf(main, usd) : null,
+      totals: main ? totalsOf(main, t, usd) : null,
+    };
+  }
+
+  /** GET /tokens/{token}/pools: each pool with its snapshot. */
+  tokenPoolList(address: string) {
+    return this.tokenPools(address).map((p) => ({ ...poolObject(p), snapshot: snapshotOf(p, this.quoteUsd(p.info!.quote_address)) }));
+  }
+
+  private window(opts: TradeListOptions): TradeWindow {
+    const now = this.clock.now();
+    const floor = now - TRADE_HISTORY_MS;
+    const start = Math.max(opts.startTime ?? now - TRADE_DEFAULT_WINDOW_MS, floor);
+    return { order: opts.order, minAt: start, maxAt: Math.max(now, start), after: opts.after };
+  }
+
+  private page(source: Iterator<[import('../../storage/trades.repo.ts').StoredTrade, PoolState]>, limit: number, side: (p: PoolState) => string): TradePage {
+    const { items, hasMore } = take(source, limit);
+    const records = items.map(([t, p]) => {
+      const token = side(p);
+      const quoteSupply = token === p.info!.base_address ? null : supplyOf(this.hosts.tokens.get(token) as TokenState | undefined);
+      return tradeRecord(t, p, token, quoteSupply);
+    });
+    const last = items[items.length - 1]?.[0];
+    return { items: records, next: hasMore && last ? [last[0], last[1], last[2], last[3]] : null };
+  }
+
+  /**
+   * GET /pools/{pool}/trades: the pool's trades and those of the bonding curve it
+   * migrated from, described from `token`'s side (default the base). Null for an
+   * unknown pool.
+   */
+  poolTrades(address: string, opts: TradeListOptions): TradePage | null {
+    const s = this.poolState(address);
+    if (!s) return null;
+    const pools = [s];
+    const from = s.info!.migrated_from_pool_address;
+    const curve = from ? this.poolState(from) : undefined;
+    if (curve) pools.push(curve);
+    // A curve and the pool it graduated into share the launched token as base.
+    const baseSide = (opts.token ?? s.info!.base_address) === s.info!.base_address;
+    return this.page(this.mergePools(pools, opts), opts.limit, (p) => (baseSide ? p.info!.base_address : p.info!.quote_address));
+  }
+
+  /** GET /tokens/{token}/trades: across every pool of the token, from its side. */
+  tokenTrades(address: string, opts: TradeListOptions): TradePage | null {
+    const pools = this.tokenPools(address);
+    if (pools.length === 0 && !this.hosts.tokens.get(address)) return null;
+    return this.page(this.mergePools(pools, opts), opts.limit, () => address);
+  }
+
+  private *mergePools(pools: PoolState[], opts: TradeListOptions): Generator<[import('../../storage/trades.repo.ts').StoredTrade, PoolState]> {
+    const w = this.window(opts);
+    const owner = new Map<unknown, PoolState>();
+    const streams = pools.map((p) => {
+      const it = poolTrades(this.trades, p.pool_address, p, w);
+      return (function* () {
+        for (const t of it) {
+          owner.set(t, p);
+          yield t;
+        }
+      })();
+    });
+    for (const t of merge(streams, opts.order === 'asc')) {
+      const p = owner.get(t)!;
+      owner.delete(t);
+      yield [t, p];
+    }
+  }
+}

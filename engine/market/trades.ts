@@ -1,0 +1,59 @@
+import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import { compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
+
+/** Trade history served: the last 30 days (SERVICE.md 4.1). */
+export const TRADE_HISTORY_MS = 30 * 86_400_000;
+/** Without start_time, trade lists cover the last 24 hours (SERVICE.md 4.1). */
+export const TRADE_DEFAULT_WINDOW_MS = 86_400_000;
+
+export interface TradeWindow {
+  order: 'asc' | 'desc';
+  minAt: number;
+  maxAt: number;
+  /** Exclusive: continue after (asc) or before (desc) this position. */
+  after?: TradeKey;
+}
+
+const keyCompare = (t: StoredTrade, k: TradeKey) => t[0] - k[0] || t[1] - k[1] || t[2] - k[2] || t[3] - k[3];
+
+/** A pool's trades in the window, in order: the stored blocks and the ones still in memory. */
+export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
+  const asc = w.order === 'asc';
+  const inWindow = (t: StoredTrade) =>
+    t[0] >= w.minAt && t[0] <= w.maxAt && (!w.after || (asc ? keyCompare(t, w.after) > 0 : keyCompare(t, w.after) < 0));
+  const memory = (state?.unsaved ?? []).filter(inWindow);
+  if (!asc) memory.reverse();
+  const stored = repo.read(pool, { after: w.after, order: w.order, minAt: w.minAt, maxAt: w.maxAt });
+  yield* merge([stored, memory[Symbol.iterator]()], asc);
+}
+
+/** Merges sorted trade streams (each in the given order) into one. */
+export function* merge(streams: Array<Iterator<StoredTrade>>, asc: boolean): Generator<StoredTrade> {
+  const heads = streams.map((s) => s.next());
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i]!;
+      if (h.done) continue;
+      if (best < 0) best = i;
+      else {
+        const c = compareStored(h.value, (heads[best] as IteratorYieldResult<StoredTrade>).value);
+        if (asc ? c < 0 : c > 0) best = i;
+      }
+    }
+    if (best < 0) return;
+    yield (heads[best] as IteratorYieldResult<StoredTrade>).value;
+    heads[best] = streams[best]!.next();
+  }
+}
+
+/** At most `limit` items, and whether there are more. */
+export function take<T>(source: Iterator<T>, limit: number): { items: T[]; hasMore: boolean } {
+  const items: T[] = [];
+  for (;;) {
+    const next = source.next();
+    if (next.done) return { items, hasMore: false };
+    if (items.length === limit) return { items, hasMore: true };
+    items.push(next.value);
+  }
+}

@@ -1,0 +1,109 @@
+import { curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { metadataRecord, supplyOf, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
+import type { StoredTrade } from '../../storage/trades.repo.ts';
+
+/**
+ * The response shapes of SERVICE.md section 2 built from actor state. Pure functions:
+ * the facade (engine/market/market-query.ts) reads the actors and passes their state.
+ */
+
+const round = (n: number | null) => (n === null || !Number.isFinite(n) ? null : n);
+
+/** The pool object of SERVICE.md 2.11, with its address. */
+export function poolObject(s: PoolState) {
+  const info = s.info!;
+  return {
+    pool_address: info.pool_address,
+    base_address: info.base_address,
+    quote_address: info.quote_address,
+    dex: info.dex,
+    pool_type: info.pool_type,
+    created_at: info.created_at,
+    migrated_from_pool_address: info.migrated_from_pool_address,
+    migrated_at: info.migrated_from_pool_address ? info.migrated_at : null,
+  };
+}
+
+/** SERVICE.md 2.3; `quoteUsd` is the quote asset's latest USD price, or null. */
+export function snapshotOf(s: PoolState, quoteUsd: number | null) {
+  const price = spotPrice(s);
+  const supply = s.supply ?? 0;
+  const liquidity = liquidityQuote(s);
+  return {
+    price_quote: price,
+    price_usd: quoteUsd === null ? null : price * quoteUsd,
+    market_cap_quote: price * supply,
+    market_cap_usd: quoteUsd === null ? null : price * supply * quoteUsd,
+    liquidity_quote: liquidity,
+    liquidity_usd: quoteUsd === null ? null : liquidity * quoteUsd,
+    bonding_curve_progress_pct: curveProgress(s) ?? 0,
+  };
+}
+
+/**
+ * SERVICE.md 2.4: every field the engine derives from the events it has; null where
+ * it has nothing yet (holder-based fields come with the holders work, distinct trader
+ * counts with the rolling windows).
+ */
+export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null) {
+  const t = s.totals;
+  const price = spotPrice(s);
+  const change = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
+  const f = base?.fields ?? {};
+  return {
+    volume_quote: t.volume_quote,
+    buy_volume_quote: t.buy_volume_quote,
+    sell_volume_quote: t.sell_volume_quote,
+    ath_market_cap_quote: t.ath_market_cap_quote,
+    trade_count: t.trade_count,
+    buy_count: t.buy_count,
+    sell_count: t.sell_count,
+    volume_usd: t.volume_usd,
+    buy_volume_usd: t.buy_volume_usd,
+    sell_volume_usd: t.sell_volume_usd,
+    ath_market_cap_usd: t.ath_market_cap_usd,
+    launch_price_quote: t.launch_price_quote,
+    launch_price_usd: t.launch_price_usd,
+    price_change_pct_quote: change(t.trade_count ? price : null, t.launch_price_quote),
+    price_change_pct_usd: change(t.trade_count && quoteUsd !== null ? price * quoteUsd : null, t.launch_price_usd),
+    total_supply: supplyOf(base),
+    circulating_supply: null,
+    lp_burned_pct: (f.lp_burned_pct as number | null | undefined) ?? null,
+    first_trade_at: t.first_trade_at,
+    mint_revoked: 'mint_authority' in f ? f.mint_authority === null : null,
+    freeze_revoked: 'freeze_authority' in f ? f.freeze_authority === null : null,
+    dex_paid: (f.dex_paid as boolean | null | undefined) ?? null,
+  };
+}
+
+/**
+ * A trade record (SERVICE.md 2.8) from the side of `token`: when it is the pool's
+ * quote (a token-to-token pool, or ?token= the quote), buy and sell and the amounts
+ * swap and prices invert (INGEST.md).
+ */
+export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quoteTokenSupply: number | null) {
+  const info = pool.info!;
+  const baseSide = token === info.base_address;
+  const [at, slot, txIndex, eventIndex, buy, wallet, baseAmount, quoteAmount, priceQuote, quoteUsd, marketCapQuote, txHash] = t;
+  const amountUsd = quoteUsd === null ? null : quoteAmount * quoteUsd;
+  if (baseSide) {
+    return {
+      trade_id: `${txHash}:${eventIndex}`, tx_hash: txHash, slot, tx_index: txIndex, event_index: eventIndex,
+      type: buy ? 'buy' : 'sell', wallet_address: wallet, token_address: info.base_address, quote_address: info.quote_address,
+      pool_address: info.pool_address, dex: info.dex, token_amount: baseAmount, quote_amount: quoteAmount,
+      price_quote: priceQuote, price_usd: quoteUsd === null ? null : priceQuote * quoteUsd, amount_usd: amountUsd,
+      market_cap_quote: marketCapQuote, market_cap_usd: quoteUsd === null ? null : marketCapQuote * quoteUsd, labels: [] as string[], created_at: at,
+    };
+  }
+  const price = priceQuote > 0 ? 1 / priceQuote : 0;
+  const marketCap = quoteTokenSupply === null ? 0 : price * quoteTokenSupply;
+  return {
+    trade_id: `${txHash}:${eventIndex}`, tx_hash: txHash, slot, tx_index: txIndex, event_index: eventIndex,
+    type: buy ? 'sell' : 'buy', wallet_address: wallet, token_address: info.quote_address, quote_address: info.base_address,
+    pool_address: info.pool_address, dex: info.dex, token_amount: quoteAmount, quote_amount: baseAmount,
+    price_quote: price, price_usd: null, amount_usd: amountUsd, market_cap_quote: marketCap, market_cap_usd: null,
+    labels: [] as string[], created_at: at,
+  };
+}
+
+export { metadataRecord, tokenObject };

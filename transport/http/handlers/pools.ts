@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
+import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
+import { cursorCodec } from '../cursor.ts';
+import { page } from '../../envelope.ts';
+import type { RouteContext, ServerDeps } from '../route.ts';
+
+/** The market reads; 503 in a server started without an engine. */
+export function market(deps: ServerDeps): MarketQuery {
+  if (!deps.query.market) throw unavailable('market data is not available in this server');
+  return deps.query.market;
+}
+
+const tradeKey = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+const tradeCursorPayload = z.object({ subject: z.string(), order: z.enum(['asc', 'desc']), start: z.number().nullable(), token: z.string().nullable(), after: tradeKey });
+
+/**
+ * A trade list page with a cursor bound to the route, the subject (pool or token) and
+ * the filters: a cursor used with other filters is a 400, never a wrong page.
+ */
+export function tradesPage(
+  deps: ServerDeps,
+  kind: 'pool_trades' | 'token_trades',
+  subject: string,
+  q: { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string; token?: string },
+  read: (after: [number, number, number, number] | undefined) => TradePage | null,
+) {
+  const codec = cursorCodec(kind, tradeCursorPayload, deps.cursorSecret!);
+  const filters = { subject, order: q.order, start: q.start_time ?? null, token: q.token ?? null };
+  let after: [number, number, number, number] | undefined;
+  if (q.cursor !== undefined) {
+    const c = codec.decode(q.cursor);
+    if (c.subject !== filters.subject || c.order !== filters.order || c.start !== filters.start || c.token !== filters.token) {
+      throw badRequest('cursor', 'was made for other parameters; pass the same subject, order, start_time and token');
+    }
+    after = c.after;
+  }
+  const result = read(after);
+  if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : 'token', subject);
+  return page(result.items, {
+    next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,
+    has_more: result.next !== null,
+  });
+}
+
+export function poolOverview({ params, deps }: RouteContext<{ pool_address: string }, unknown>) {
+  const pool = market(deps).pool(params.pool_address);
+  if (!pool) throw notFound('pool', params.pool_address);
+  return pool;
+}
+
+export function poolTradesRoute({ params, query, deps }: RouteContext<{ pool_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string; token?: string }>) {
+  const m = market(deps);
+  const overview = m.pool(params.pool_address);
+  if (!overview) throw notFound('pool', params.pool_address);
+  if (query.token !== undefined && query.token !== overview.pool.base_address && query.token !== overview.pool.quote_address) {
+    throw badRequest('token', `must be ${overview.pool.base_address} or ${overview.pool.quote_address}, the pool's two tokens`);
+  }
+  return tradesPage(deps, 'pool_trades', params.pool_address, query, (after) =>
+    m.poolTrades(params.pool_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token }),
+  );
+}
+
+export function poolsMetrics({ query, deps }: RouteContext<unknown, { addresses: string[] }>) {
+  const m = market(deps);
+  // Unknown pools are left out (a list, not a lookup); the order follows `addresses`.
+  return query.addresses.map((a) => m.poolMetrics(a)).filter((x) => x !== null);
+}
+
