@@ -1,6 +1,7 @@
 import { PoolCandles, type ClosedCandleStore, type StoredCandle } from '../actors/pool/candles.ts';
 import type { CandleInterval, PoolTrade } from '../actors/pool/trade.ts';
 import { median, peakRssMiB, type Benchmark } from './harness.ts';
+import { Rng } from '../engine/sources/sim/rng.ts';
 
 /**
  * Question: what does PoolCandles.add cost per trade (7 intervals × 4 tracks + 2
@@ -27,14 +28,10 @@ class NullStore implements ClosedCandleStore {
   }
 }
 
+/** Uniform draws in [0, 1) from the project's one seeded generator (the simulator's Rng). */
 function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.float();
 }
 
 /**

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { TokenSearchIndex, type SearchQuery, type TokenSearchDoc } from '../engine/search/token-index.ts';
 import { median, peakRssMiB, type Benchmark, type Figure } from './harness.ts';
+import { BASE58_ALPHABET } from '../engine/sources/sim/base58.ts';
+import { Rng } from '../engine/sources/sim/rng.ts';
 
 /**
  * Question: over 100,000 tokens, how many upserts per second does the token search
@@ -26,17 +28,12 @@ const WORDS = (
   'ocean river mountain forest desert island city village castle tower bridge garden'
 ).split(' ');
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58 = BASE58_ALPHABET;
 
-/** mulberry32: a seeded PRNG in [0, 1). */
+/** Uniform draws in [0, 1) from the project's one seeded generator (the simulator's Rng). */
 export function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.float();
 }
 
 /** `count` tokens with meme-style names from WORDS, deterministic for a given `next`. */

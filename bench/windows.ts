@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { PoolTrade } from '../actors/pool/trade.ts';
 import { PoolWindows } from '../actors/pool/windows.ts';
 import { median, peakRssMiB, type Benchmark } from './harness.ts';
+import { BASE58_ALPHABET } from '../engine/sources/sim/base58.ts';
+import { Rng } from '../engine/sources/sim/rng.ts';
 
 /**
  * Question: what do a pool's rolling windows (actors/pool/windows.ts) cost per trade
@@ -17,17 +19,13 @@ import { median, peakRssMiB, type Benchmark } from './harness.ts';
  */
 
 const T0 = 1_767_225_600_000;
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58 = BASE58_ALPHABET;
 const SPAN_MS = 6 * 3_600_000;
 
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** Uniform draws in [0, 1) from the project's one seeded generator (the simulator's Rng). */
+function random(seed: number): () => number {
+  const r = new Rng(seed);
+  return () => r.float();
 }
 
 /**

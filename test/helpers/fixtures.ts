@@ -3,19 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config, type ConfigInput } from '../../engine/config.ts';
 import { USDC, WSOL } from '../../engine/ingest/events.ts';
+import { BASE58_ALPHABET } from '../../engine/sources/sim/base58.ts';
+import { Rng } from '../../engine/sources/sim/rng.ts';
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58 = BASE58_ALPHABET;
 
-/** A deterministic PRNG (mulberry32) so fixtures are the same on every run. */
+/** Uniform draws in [0, 1) from the project's one seeded generator (the simulator's Rng). */
 export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.float();
 }
 
 export function base58(random: () => number, length: number): string {

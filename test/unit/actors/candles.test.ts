@@ -2,6 +2,7 @@ import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { PoolCandles, type Candle, type ClosedCandleStore, type StoredCandle } from '../../../actors/pool/candles.ts';
 import type { CandleInterval, PoolTrade } from '../../../actors/pool/trade.ts';
+import { rng } from '../../helpers/fixtures.ts';
 
 /** 2026-01-01T00:00:00Z: a multiple of every interval, so every bucket of the list starts at T0 + offset. */
 const T0 = 1_767_225_600_000;
@@ -130,19 +131,10 @@ function allSeries(c: PoolCandles): unknown {
   return INTERVALS.map((interval) => SERIES.map(([mode, currency]) => c.series(interval, mode, currency, { limit: 1000 })));
 }
 
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffled<T>(items: T[], seed: number): T[] {
   const out = [...items];
-  const next = mulberry32(seed);
+  const next = rng(seed);
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [out[i], out[j]] = [out[j]!, out[i]!];
@@ -393,7 +385,7 @@ describe('PoolCandles', () => {
   it('matches a brute-force recomputation for random trades, arrival orders (some minutes late) and drain cadences', () => {
     const lengths: Record<CandleInterval, number> = { '1s': 1000, '15s': 15_000, '1m': 60_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000 };
     for (let seed = 1; seed <= 15; seed++) {
-      const next = mulberry32(seed);
+      const next = rng(seed);
       // 300 trades over ~5 minutes, some sharing a slot; prices not dyadic; 1 in 5 without USD.
       const trades: PoolTrade[] = [];
       let at = 0;

@@ -2,6 +2,7 @@ import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { WINDOWS, comparePosition, type PoolTrade } from '../../../actors/pool/trade.ts';
 import { LOG_TRADES_MAX, PoolWindows, WINDOW_RESOLUTION_MS, type Windowed } from '../../../actors/pool/windows.ts';
+import { rng } from '../../helpers/fixtures.ts';
 
 /** 2026-01-01T00:00:00Z: a multiple of every bucket length (1 s ... 24 min). */
 const T0 = 1_767_225_600_000;
@@ -177,13 +178,7 @@ describe.each(MODES)('PoolWindows ($mode)', ({ mode, options }) => {
 
 /** A seeded random tape: 2,500 trades over 30 h, bursts and gaps, 40 wallets, USD price known after the first 50. */
 function randomTape(seed: number): PoolTrade[] {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = rng(seed);
   const trades: PoolTrade[] = [];
   let at = T0 + 123;
   let price = 0.001;
