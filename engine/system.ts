@@ -103,11 +103,13 @@ export class Engine {
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
+    // The engine applies each committed batch in a plain loop (no per-event objects or
+    // operators on the hot path); embedders get the same events, flattened, on events$.
+    this.subscription.add(this.gate.committed$.subscribe((batch) => this.applyBatch(batch)));
     this.events$ = this.gate.committed$.pipe(
       concatMap((batch: CommittedBatch) => from(batch.events).pipe(map((event, i) => ({ seq: batch.firstSeq + i, event })))),
       share(),
     );
-    this.subscription.add(this.events$.subscribe(({ seq, event }) => this.apply(seq, event)));
     this.query = this.createQuery();
   }
 
@@ -125,6 +127,11 @@ export class Engine {
     this.timers.push(setInterval(() => this.passivateIdle(), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
     this.state = 'ready';
+  }
+
+  private applyBatch(batch: CommittedBatch): void {
+    const events = batch.events;
+    for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
   }
 
   private apply(seq: number, event: IngestEvent): void {

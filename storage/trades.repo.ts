@@ -7,15 +7,18 @@ import type { Storage } from './lmdb.ts';
  */
 export type StoredTrade = [number, number, number, number, 0 | 1, string, number, number, number, number | null, number, string];
 
-/** The order of trade lists (SERVICE.md 2.8): created_at, then slot, tx_index, event_index. */
-export function compareStored(a: StoredTrade, b: StoredTrade): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3];
+/**
+ * The order of trade lists (SERVICE.md 2.8): created_at, then slot, tx_index,
+ * event_index. Takes trades or trade keys alike (their first four numbers).
+ */
+export function compareKey(a: ArrayLike<unknown>, b: ArrayLike<unknown>): number {
+  return (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number) || (a[3] as number) - (b[3] as number);
 }
+export const compareStored: (a: StoredTrade, b: StoredTrade) => number = compareKey;
 
 /** A position in a pool's trade order. */
 export type TradeKey = [at: number, slot: number, txIndex: number, eventIndex: number];
 export const keyOf = (t: StoredTrade): TradeKey => [t[0], t[1], t[2], t[3]];
-const compareKey = (a: TradeKey, b: TradeKey) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3];
 
 /**
  * The trades of each pool in LMDB as blocks: key [pool, first trade's position],
@@ -35,7 +38,7 @@ export class TradesRepo {
     let i = 0;
     if (persistedUpTo) {
       const late: StoredTrade[] = [];
-      while (i < trades.length && compareKey(keyOf(trades[i]!), persistedUpTo) <= 0) late.push(trades[i++]!);
+      while (i < trades.length && compareKey(trades[i]!, persistedUpTo) <= 0) late.push(trades[i++]!);
       for (const t of late) this.mergeLate(pool, t);
     }
     for (; i < trades.length; i += blockMax) {
@@ -78,14 +81,14 @@ export class TradesRepo {
       const block = value as StoredTrade[];
       if (asc) {
         for (const t of block) {
-          if (from ? compareKey(keyOf(t), from) <= 0 : t[0] < opts.minAt) continue;
+          if (from ? compareKey(t, from) <= 0 : t[0] < opts.minAt) continue;
           if (t[0] > opts.maxAt) return;
           yield t;
         }
       } else {
         for (let i = block.length - 1; i >= 0; i--) {
           const t = block[i]!;
-          if (from ? compareKey(keyOf(t), from) >= 0 : t[0] > opts.maxAt) continue;
+          if (from ? compareKey(t, from) >= 0 : t[0] > opts.maxAt) continue;
           if (t[0] < opts.minAt) return;
           yield t;
         }

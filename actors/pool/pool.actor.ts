@@ -1,7 +1,7 @@
 import type { EventObject } from 'xstate';
 import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
-import type { TradesRepo } from '../../storage/trades.repo.ts';
+import { compareKey, keyOf, type TradesRepo } from '../../storage/trades.repo.ts';
 import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
@@ -77,10 +77,7 @@ export function createPoolBehavior(trades: TradesRepo): ActorBehavior<PoolState>
       if (state.unsaved.length === 0) return;
       trades.write(key, state.unsaved, state.persisted_up_to);
       const last = state.unsaved[state.unsaved.length - 1]!;
-      const upTo = state.persisted_up_to;
-      if (!upTo || last[0] > upTo[0] || (last[0] === upTo[0] && (last[1] > upTo[1] || (last[1] === upTo[1] && (last[2] > upTo[2] || (last[2] === upTo[2] && last[3] > upTo[3])))))) {
-        state.persisted_up_to = [last[0], last[1], last[2], last[3]];
-      }
+      if (!state.persisted_up_to || compareKey(last, state.persisted_up_to) > 0) state.persisted_up_to = keyOf(last);
       state.unsaved = [];
     },
   };

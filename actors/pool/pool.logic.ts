@@ -1,5 +1,5 @@
 import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
-import type { StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
+import { compareStored, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
 import type { PoolTrade } from './trade.ts';
 
 /** What the pool actor knows of its pool from its `pool` event and migrations. */
@@ -189,7 +189,9 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Poo
   }
   if (marketCapQuote > t.ath_market_cap_quote) t.ath_market_cap_quote = marketCapQuote;
   const key: TradeKey = [e.at, e.slot, e.tx_index, e.event_index];
-  if (t.first_key === null || key[1] < t.first_key[1] || (key[1] === t.first_key[1] && (key[2] < t.first_key[2] || (key[2] === t.first_key[2] && key[3] < t.first_key[3])))) {
+  // The launch trade is the first by chain position (slot, tx, event), not by time.
+  const first = t.first_key;
+  if (first === null || (key[1] - first[1] || key[2] - first[2] || key[3] - first[3]) < 0) {
     t.first_key = key;
     t.first_trade_at = e.at;
     t.launch_price_quote = priceQuote;
@@ -202,11 +204,7 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Poo
 
 function insertSorted(list: StoredTrade[], t: StoredTrade): void {
   let i = list.length;
-  while (i > 0) {
-    const p = list[i - 1]!;
-    if (p[0] < t[0] || (p[0] === t[0] && (p[1] < t[1] || (p[1] === t[1] && (p[2] < t[2] || (p[2] === t[2] && p[3] < t[3])))))) break;
-    i--;
-  }
+  while (i > 0 && compareStored(list[i - 1]!, t) > 0) i--;
   if (i === list.length) list.push(t);
   else list.splice(i, 0, t);
 }

@@ -121,19 +121,15 @@ export class IngestGate implements IngestSink {
     for (let i = 0; i < count; i++) {
       while (i >= bucketEnds[bucketRun]!) bucketRun++;
       const bucket = buckets[bucketRun]!;
-      let keep = true;
-      if (token < tokens.length && tokens[token]!.index === i) {
-        const { token: mint, decimals } = tokens[token++]!;
-        if (decimals === null && !this.mintKnown(mint)) {
-          const start = i ? ends[i - 1]! : 0;
-          this.reject(`token.decimals: required on a mint's first token event (with supply_raw)`, bytes.toString('utf8', start, ends[i]! - 1), `${origin}:${chunk.positions[i]}`, 'token');
-          keep = false;
-        } else if (decimals !== null) this.declareMint(mint, decimals);
-      }
-      if (keep && this.identities.has(bucket, members[i]!)) {
-        this.metrics.duplicates.inc();
+      const tokenEvent = token < tokens.length && tokens[token]!.index === i ? tokens[token++]! : null;
+      // Duplicates first: a repeated token event declares nothing and is not rejected.
+      let keep = !this.identities.has(bucket, members[i]!);
+      if (!keep) this.metrics.duplicates.inc();
+      else if (tokenEvent && tokenEvent.decimals === null && !this.mintKnown(tokenEvent.token)) {
+        const start = i ? ends[i - 1]! : 0;
+        this.reject(`token.decimals: required on a mint's first token event (with supply_raw)`, bytes.toString('utf8', start, ends[i]! - 1), `${origin}:${chunk.positions[i]}`, 'token');
         keep = false;
-      }
+      } else if (tokenEvent && tokenEvent.decimals !== null) this.declareMint(tokenEvent.token, tokenEvent.decimals);
       if (!keep) {
         this.appendRun(bytes, ends, runStart, i);
         runStart = i + 1;
@@ -240,8 +236,7 @@ export class IngestGate implements IngestSink {
   }
 
   private accept(v: Validation, line: string | null, raw: unknown, origin: string, position: number | undefined): IngestResult {
-    const source = () => (position === undefined ? origin : `${origin}:${position}`);
-    if (!v.ok) return this.reject(v.reason, raw, source(), v.type, v.unknownType);
+    if (!v.ok) return this.reject(v.reason, raw, sourceAt(origin, position), v.type, v.unknownType);
     const { event, bucket, member } = v;
     if (this.identities.has(bucket, member)) {
       this.metrics.duplicates.inc();
@@ -251,7 +246,7 @@ export class IngestGate implements IngestSink {
       if (event.decimals === undefined || event.supply_raw === undefined) {
         if (!this.mintKnown(event.token_address)) {
           const field = event.decimals === undefined ? 'decimals' : 'supply_raw';
-          return this.reject(`token.${field}: required on a mint's first token event`, raw, source(), 'token');
+          return this.reject(`token.${field}: required on a mint's first token event`, raw, sourceAt(origin, position), 'token');
         }
       } else this.declareMint(event.token_address, event.decimals);
     }
@@ -349,6 +344,11 @@ export class IngestGate implements IngestSink {
     );
     this.chain(durable);
   }
+}
+
+/** Where a rejected event came from: `origin`, or `origin:position`. Built only on rejection. */
+function sourceAt(origin: string, position: number | undefined): string {
+  return position === undefined ? origin : `${origin}:${position}`;
 }
 
 /** The last ingest seq in the log (0 for an empty log). */

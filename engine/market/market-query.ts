@@ -2,7 +2,7 @@ import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
 import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
-import type { TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
+import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
@@ -50,42 +50,47 @@ export class MarketQuery {
     return s?.info ? (s as PoolState) : undefined;
   }
 
-  /** GET /pools/{pool}: pool, token, snapshot, totals; windowed and heat come with the rolling windows. */
-  pool(address: string) {
+  /** What the pool views share: the pool, its base token, its quote's latest USD price. */
+  private poolParts(address: string) {
     const s = this.poolState(address);
     if (!s) return null;
     const info = s.info!;
     const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
     const usd = this.quoteUsd(info.quote_address);
+    return { s, info, base, usd, snapshot: snapshotOf(s, usd), totals: totalsOf(s, base, usd) };
+  }
+
+  /** GET /pools/{pool}: pool, token, snapshot, totals; windowed and heat come with the rolling windows. */
+  pool(address: string) {
+    const p = this.poolParts(address);
+    if (!p) return null;
     return {
-      pool: poolObject(s),
-      token: base ? { ...tokenObject(base), migrated: base.migrated } : null,
+      pool: poolObject(p.s),
+      token: p.base ? { ...tokenObject(p.base), migrated: p.base.migrated } : null,
       lifecycle: String(this.hosts.pools.lifecycle(address) ?? 'unknown'),
-      snapshot: snapshotOf(s, usd),
-      totals: totalsOf(s, base, usd),
+      snapshot: p.snapshot,
+      totals: p.totals,
       windowed: null,
       heat: null,
-      replaced_by_pool_address: info.replaced_by_pool_address,
+      replaced_by_pool_address: p.info.replaced_by_pool_address,
     };
   }
 
   /** The pool_metrics shape (SERVICE.md 6) of a pool, for GET /pools/metrics. */
   poolMetrics(address: string) {
-    const s = this.poolState(address);
-    if (!s) return null;
-    const info = s.info!;
-    const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
-    const usd = this.quoteUsd(info.quote_address);
+    const p = this.poolParts(address);
+    if (!p) return null;
+    const last = p.s.last_key;
     return {
       pool_address: address,
-      token_address: info.base_address,
-      quote_address: info.quote_address,
-      pool_type: info.pool_type,
-      slot: s.last_key?.[0] ?? null,
-      tx_index: s.last_key?.[1] ?? null,
-      ix_index: s.last_key?.[2] ?? null,
-      snapshot: snapshotOf(s, usd),
-      totals: totalsOf(s, base, usd),
+      token_address: p.info.base_address,
+      quote_address: p.info.quote_address,
+      pool_type: p.info.pool_type,
+      slot: last?.[0] ?? null,
+      tx_index: last?.[1] ?? null,
+      ix_index: last?.[2] ?? null,
+      snapshot: p.snapshot,
+      totals: p.totals,
       windowed: null,
       heat: null,
     };
@@ -132,7 +137,7 @@ export class MarketQuery {
     return { order: opts.order, minAt: start, maxAt: Math.max(now, start), after: opts.after };
   }
 
-  private page(source: Iterator<[import('../../storage/trades.repo.ts').StoredTrade, PoolState]>, limit: number, side: (p: PoolState) => string): TradePage {
+  private page(source: Iterator<[StoredTrade, PoolState]>, limit: number, side: (p: PoolState) => string): TradePage {
     const { items, hasMore } = take(source, limit);
     const records = items.map(([t, p]) => {
       const token = side(p);
@@ -167,22 +172,16 @@ export class MarketQuery {
     return this.page(this.mergePools(pools, opts), opts.limit, () => address);
   }
 
-  private *mergePools(pools: PoolState[], opts: TradeListOptions): Generator<[import('../../storage/trades.repo.ts').StoredTrade, PoolState]> {
+  /** The pools' trades in the window, merged in order, each with its pool. */
+  private mergePools(pools: PoolState[], opts: TradeListOptions): Iterator<[StoredTrade, PoolState]> {
     const w = this.window(opts);
-    const owner = new Map<unknown, PoolState>();
-    const streams = pools.map((p) => {
-      const it = poolTrades(this.trades, p.pool_address, p, w);
-      return (function* () {
-        for (const t of it) {
-          owner.set(t, p);
-          yield t;
-        }
-      })();
-    });
-    for (const t of merge(streams, opts.order === 'asc')) {
-      const p = owner.get(t)!;
-      owner.delete(t);
-      yield [t, p];
-    }
+    const streams = pools.map((p) => withPool(poolTrades(this.trades, p.pool_address, p, w), p));
+    return merge(streams, opts.order === 'asc', tradeOf);
   }
+}
+
+const tradeOf = (item: [StoredTrade, PoolState]) => item[0];
+
+function* withPool(trades: Iterable<StoredTrade>, pool: PoolState): Generator<[StoredTrade, PoolState]> {
+  for (const t of trades) yield [t, pool];
 }

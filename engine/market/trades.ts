@@ -1,5 +1,5 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
+import { compareKey, compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
 export const TRADE_HISTORY_MS = 30 * 86_400_000;
@@ -14,21 +14,19 @@ export interface TradeWindow {
   after?: TradeKey;
 }
 
-const keyCompare = (t: StoredTrade, k: TradeKey) => t[0] - k[0] || t[1] - k[1] || t[2] - k[2] || t[3] - k[3];
-
 /** A pool's trades in the window, in order: the stored blocks and the ones still in memory. */
 export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
   const asc = w.order === 'asc';
   const inWindow = (t: StoredTrade) =>
-    t[0] >= w.minAt && t[0] <= w.maxAt && (!w.after || (asc ? keyCompare(t, w.after) > 0 : keyCompare(t, w.after) < 0));
+    t[0] >= w.minAt && t[0] <= w.maxAt && (!w.after || (asc ? compareKey(t, w.after) > 0 : compareKey(t, w.after) < 0));
   const memory = (state?.unsaved ?? []).filter(inWindow);
   if (!asc) memory.reverse();
   const stored = repo.read(pool, { after: w.after, order: w.order, minAt: w.minAt, maxAt: w.maxAt });
-  yield* merge([stored, memory[Symbol.iterator]()], asc);
+  yield* merge([stored, memory[Symbol.iterator]()], asc, self);
 }
 
-/** Merges sorted trade streams (each in the given order) into one. */
-export function* merge(streams: Array<Iterator<StoredTrade>>, asc: boolean): Generator<StoredTrade> {
+/** Merges sorted streams (each in the given order, by `keyOf`) into one. */
+export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => StoredTrade): Generator<T> {
   const heads = streams.map((s) => s.next());
   for (;;) {
     let best = -1;
@@ -37,15 +35,17 @@ export function* merge(streams: Array<Iterator<StoredTrade>>, asc: boolean): Gen
       if (h.done) continue;
       if (best < 0) best = i;
       else {
-        const c = compareStored(h.value, (heads[best] as IteratorYieldResult<StoredTrade>).value);
+        const c = compareStored(keyOf(h.value), keyOf((heads[best] as IteratorYieldResult<T>).value));
         if (asc ? c < 0 : c > 0) best = i;
       }
     }
     if (best < 0) return;
-    yield (heads[best] as IteratorYieldResult<StoredTrade>).value;
+    yield (heads[best] as IteratorYieldResult<T>).value;
     heads[best] = streams[best]!.next();
   }
 }
+
+const self = (t: StoredTrade) => t;
 
 /** At most `limit` items, and whether there are more. */
 export function take<T>(source: Iterator<T>, limit: number): { items: T[]; hasMore: boolean } {
