@@ -15,6 +15,7 @@ import { ndjsonSource } from './sources/ndjson.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
+import { NO_TOPICS, type TopicSink } from './topics.ts';
 
 /** One event as applied to the actors: in ingest seq order. */
 export interface StampedEvent {
@@ -62,6 +63,9 @@ export class Engine {
   readonly pools: ActorHost<PoolState>;
   readonly trades: TradesRepo;
   private appliedSeq = 0;
+  /** Where live frames go (the WebSocket transport attaches itself). */
+  private topicSink: TopicSink = NO_TOPICS;
+  private readonly appliedListeners: Array<(events: readonly IngestEvent[]) => void> = [];
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
   private state: EngineStatus['status'] = 'starting';
@@ -117,10 +121,17 @@ export class Engine {
   async start(): Promise<void> {
     const checkpoint = (this.storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
     let replayed = 0;
+    let replayedEvents: IngestEvent[] = [];
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
       this.apply(seq, event);
+      replayedEvents.push(event);
+      if (replayedEvents.length === 4096) {
+        this.notifyApplied(replayedEvents);
+        replayedEvents = [];
+      }
       replayed++;
     }
+    if (replayedEvents.length) this.notifyApplied(replayedEvents);
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
@@ -132,6 +143,39 @@ export class Engine {
   private applyBatch(batch: CommittedBatch): void {
     const events = batch.events;
     for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
+    this.notifyApplied(events);
+  }
+
+  private notifyApplied(events: readonly IngestEvent[]): void {
+    for (const listener of this.appliedListeners) {
+      try {
+        listener(events);
+      } catch (err) {
+        this.log.error({ err }, 'an applied-events listener threw');
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` with the events of every batch once the actors have applied them,
+   * start-up replay included (in chunks), in seq order. For derived indexes (search)
+   * that follow the actors; the listener must not throw and should be cheap.
+   */
+  onApplied(listener: (events: readonly IngestEvent[]) => void): () => void {
+    this.appliedListeners.push(listener);
+    return () => {
+      const i = this.appliedListeners.indexOf(listener);
+      if (i >= 0) this.appliedListeners.splice(i, 1);
+    };
+  }
+
+  /** Where live stream frames go: the WebSocket transport attaches its topic sink here. */
+  attachTopics(sink: TopicSink): void {
+    this.topicSink = sink;
+  }
+
+  get topics(): TopicSink {
+    return this.topicSink;
   }
 
   private apply(seq: number, event: IngestEvent): void {
