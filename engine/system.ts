@@ -1,7 +1,9 @@
 import { Observable, Subscription, concatMap, from, map, share } from 'rxjs';
 import type { Logger } from 'pino';
-import { createPoolBehavior, latestQuotePrice, quotePriceBehavior, tokenBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
+import { MarketPublisher } from './market/publisher.ts';
 import { MarketQuery } from './market/market-query.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
@@ -30,6 +32,8 @@ export interface EngineOptions {
   actors?: ActorBehavior<any>[];
   /** Defaults to the clock `config.clock` names. */
   clock?: Clock;
+  /** How often touched pools publish candles and pool_metrics and persist closed candles (default 250 ms). */
+  flushMs?: number;
 }
 
 /** Creates a source from its command-line name; `sim` is registered by the simulator. */
@@ -62,6 +66,10 @@ export class Engine {
   readonly tokens: ActorHost<TokenState>;
   readonly pools: ActorHost<PoolState>;
   readonly trades: TradesRepo;
+  readonly candles: CandlesRepo;
+  readonly publisher: MarketPublisher;
+  private readonly flushMs: number;
+  private lastFlush = 0;
   private appliedSeq = 0;
   /** Where live frames go (the WebSocket transport attaches itself). */
   private topicSink: TopicSink = NO_TOPICS;
@@ -98,11 +106,20 @@ export class Engine {
     };
     const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });
     this.trades = new TradesRepo(this.storage);
+    this.candles = new CandlesRepo(this.storage);
+    this.flushMs = options.flushMs ?? 250;
+    this.publisher = new MarketPublisher({
+      sink: () => this.topicSink,
+      candles: this.candles,
+      market: () => this.query.market!,
+      token: (address) => this.tokens.get(address) as TokenState | undefined,
+      now: () => this.clock.now(),
+    });
     // Order matters within one event: a token learns of a pool before the pool reads
     // the token, and quote prices are in before the pools that value trades with them.
     this.quotePrices = host(quotePriceBehavior);
-    this.tokens = host(tokenBehavior);
-    this.pools = host(createPoolBehavior(this.trades));
+    this.tokens = host(createTokenBehavior(this.publisher));
+    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs: this.publisher }));
     this.hosts = [this.quotePrices, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
@@ -132,11 +149,13 @@ export class Engine {
       replayed++;
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
+    this.publisher.flush();
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
     this.timers.push(setInterval(() => this.passivateIdle(), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
+    this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
     this.state = 'ready';
   }
 
@@ -144,6 +163,13 @@ export class Engine {
     const events = batch.events;
     for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
     this.notifyApplied(events);
+    if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
+  }
+
+  /** Publishes candles and pool metrics of the pools touched since the last flush (see MarketPublisher). */
+  flush(): void {
+    this.lastFlush = performance.now();
+    this.publisher.flush();
   }
 
   private notifyApplied(events: readonly IngestEvent[]): void {
@@ -237,6 +263,7 @@ export class Engine {
     await this.sourceRun?.catch((err) => this.log.error({ err }, 'source failed'));
     for (const timer of this.timers) clearInterval(timer);
     await this.gate.flush();
+    this.publisher.flush();
     for (const host of this.hosts) host.passivateAll();
     await this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
     this.subscription.unsubscribe();
@@ -245,7 +272,7 @@ export class Engine {
 
   private createQuery(): Query {
     return {
-      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.trades, this.clock),
+      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.trades, this.clock, this.publisher.history),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

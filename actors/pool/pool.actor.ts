@@ -1,14 +1,30 @@
 import type { EventObject } from 'xstate';
 import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
-import { compareKey, keyOf, type TradesRepo } from '../../storage/trades.repo.ts';
+import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import { compareKey, keyOf, type StoredTrade, type TradesRepo } from '../../storage/trades.repo.ts';
 import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
+import { PoolCandles } from './candles.ts';
+import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
+import { PoolWindows } from './windows.ts';
 import { poolMachine } from './pool.machine.ts';
 
 /** Swaps kept while a pool's `pool` event or its token's decimals are unknown. */
-const WAITING_MAX = 10_000;
+export const WAITING_MAX = 10_000;
+
+/** Where a pool actor's live output goes (engine/market/publisher.ts). */
+export interface PoolOutputs {
+  /** A swap was applied: `stored` is its trade as the trades store keeps it. */
+  trade(state: PoolState, stored: StoredTrade): void;
+}
+
+export interface PoolBehaviorDeps {
+  trades: TradesRepo;
+  candles: CandlesRepo;
+  outputs?: PoolOutputs;
+}
 
 /** The inputs a swap needs, read from the token and quote-price actors; null if not known yet. */
 function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInputs | null {
@@ -26,23 +42,41 @@ function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInpu
   return { baseDecimals, quoteDecimals, supply: supplyOf(baseToken), quoteUsd };
 }
 
-function trade(state: PoolState, e: SwapEvent, ctx: ActorContext): EventObject | void {
+function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolOutputs | undefined): EventObject | void {
   const inputs = pricing(state, e, ctx);
   if (!inputs) {
-    if (state.waiting.length < WAITING_MAX) state.waiting.push(e);
+    if (state.waiting.length >= WAITING_MAX) {
+      ctx.reject(`pool ${state.pool_address} already holds ${WAITING_MAX} swaps waiting for its pool event or its token's decimals`);
+      return;
+    }
+    state.waiting.push(e);
     return;
   }
   applySwap(state, e, inputs);
+  if (outputs) outputs.trade(state, state.unsaved[lastIndexOf(state.unsaved, e)]!);
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
 }
 
+/** Index of the swap's trade in `unsaved` (it was just inserted, usually last). */
+function lastIndexOf(unsaved: StoredTrade[], e: SwapEvent): number {
+  let i = unsaved.length - 1;
+  while (i > 0 && !(unsaved[i]![1] === e.slot && unsaved[i]![2] === e.tx_index && unsaved[i]![3] === e.event_index)) i--;
+  return i;
+}
+
+interface PoolSnapshot extends Omit<PoolState, 'candles' | 'windows' | 'distinct'> {
+  candles: unknown;
+  windows: unknown;
+  distinct: Uint8Array;
+}
+
 /**
- * One actor per pool: its reserves, totals and trades (candles and windows join in
- * the next step). Swaps before the pool event or the token's decimals wait in the
+ * One actor per pool: its reserves, totals, trades, candles, rolling windows and
+ * distinct wallets. Swaps before the pool event or the token's decimals wait in the
  * state and are applied once those are known. Trades reach the trades store in blocks,
- * in the same transaction as the pool's snapshot.
+ * and closed candles the candles store, in the same transaction as the pool's snapshot.
  */
-export function createPoolBehavior(trades: TradesRepo): ActorBehavior<PoolState> {
+export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDeps): ActorBehavior<PoolState> {
   return {
     kind: 'pool',
     machine: poolMachine,
@@ -58,14 +92,14 @@ export function createPoolBehavior(trades: TradesRepo): ActorBehavior<PoolState>
           return undefined;
       }
     },
-    initial: initialPool,
+    initial: (key) => initialPool(key, candles.storeFor(key)),
     apply(state, e, ctx) {
-      if (e.type === 'swap') return trade(state, e, ctx);
+      if (e.type === 'swap') return trade(state, e, ctx, outputs);
       if (e.type === 'pool') {
         const base = ctx.read<TokenState>('token', e.base_address);
         applyPool(state, e, decimalsOf(base, e.base_address));
         // Swaps that came first; a curve they complete is seen complete on its next swap.
-        for (const swap of state.waiting.splice(0)) trade(state, swap, ctx);
+        for (const swap of state.waiting.splice(0)) trade(state, swap, ctx, outputs);
         return { type: 'pool.created', curve: e.pool_type === 'bonding_curve' };
       }
       if (e.type === 'migration') {
@@ -74,12 +108,25 @@ export function createPoolBehavior(trades: TradesRepo): ActorBehavior<PoolState>
       }
     },
     beforeSnapshot(state, key) {
+      const closed = state.candles.drainClosed();
+      if (closed.length > 0) candles.write(key, closed);
       if (state.unsaved.length === 0) return;
       trades.write(key, state.unsaved, state.persisted_up_to);
       const last = state.unsaved[state.unsaved.length - 1]!;
       if (!state.persisted_up_to || compareKey(last, state.persisted_up_to) > 0) state.persisted_up_to = keyOf(last);
       state.unsaved = [];
     },
+    toSnapshot(state): PoolSnapshot {
+      return { ...state, candles: state.candles.toSnapshot(), windows: state.windows.toSnapshot(), distinct: state.distinct.registers };
+    },
+    fromSnapshot(data): PoolState {
+      const s = data as PoolSnapshot;
+      return {
+        ...s,
+        candles: PoolCandles.fromSnapshot(s.candles, candles.storeFor(s.pool_address)),
+        windows: PoolWindows.fromSnapshot(s.windows),
+        distinct: new DistinctWallets(s.distinct),
+      };
+    },
   };
 }
-

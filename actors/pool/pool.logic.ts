@@ -1,6 +1,9 @@
 import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
 import { compareStored, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
+import { PoolCandles, type ClosedCandleStore } from './candles.ts';
+import { DistinctWallets } from './distinct.ts';
 import type { PoolTrade } from './trade.ts';
+import { PoolWindows } from './windows.ts';
 
 /** What the pool actor knows of its pool from its `pool` event and migrations. */
 export interface PoolInfo {
@@ -67,9 +70,18 @@ export interface PoolState {
   unsaved: StoredTrade[];
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
+  /** Candles of every interval; closed ones go to the candles store. */
+  candles: PoolCandles;
+  /** Rolling 1m-24h windows (SERVICE.md 2.5). */
+  windows: PoolWindows;
+  /** All-time distinct traders, buyers, sellers (approximate). */
+  distinct: DistinctWallets;
 }
 
-export function initialPool(pool_address: string): PoolState {
+/** A store with nothing in it, for pools whose closed candles are kept elsewhere (tests). */
+export const NO_CLOSED_CANDLES: ClosedCandleStore = { read: () => [], get: () => undefined };
+
+export function initialPool(pool_address: string, closedCandles: ClosedCandleStore = NO_CLOSED_CANDLES): PoolState {
   return {
     pool_address,
     info: null,
@@ -89,6 +101,9 @@ export function initialPool(pool_address: string): PoolState {
     },
     unsaved: [],
     persisted_up_to: null,
+    candles: new PoolCandles(closedCandles),
+    windows: new PoolWindows(),
+    distinct: new DistinctWallets(),
   };
 }
 
@@ -199,6 +214,9 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Poo
   }
   const stored: StoredTrade = [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash];
   insertSorted(state.unsaved, stored);
+  state.candles.add(trade);
+  state.windows.add(trade);
+  state.distinct.add(e.wallet_address, buy);
   return trade;
 }
 

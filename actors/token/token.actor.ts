@@ -7,7 +7,13 @@ import { applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type Tok
  * base token, and the quote token too when the quote is not wSOL or USDC (a
  * token-to-token pool), so that wSOL's actor does not collect every pool.
  */
-export const tokenBehavior: ActorBehavior<TokenState> = {
+export interface TokenOutputs {
+  /** symbol, name, image_url, description or socials changed (the token_metadata stream). */
+  metadata(state: TokenState): void;
+}
+
+export function createTokenBehavior(outputs?: TokenOutputs): ActorBehavior<TokenState> {
+  return {
   kind: 'token',
   route(e) {
     switch (e.type) {
@@ -23,8 +29,13 @@ export const tokenBehavior: ActorBehavior<TokenState> = {
   },
   initial: initialToken,
   apply(state, e) {
-    if (e.type === 'token') applyTokenEvent(state, e);
-    else if (e.type === 'pool') applyPoolEvent(state, e);
+    if (e.type === 'token') {
+      if (applyTokenEvent(state, e)) outputs?.metadata(state);
+    } else if (e.type === 'pool') applyPoolEvent(state, e);
     else if (e.type === 'migration') applyMigration(state, e);
   },
-};
+  };
+}
+
+/** The token behavior without live output (tests, tools). */
+export const tokenBehavior = createTokenBehavior();

@@ -1,11 +1,15 @@
+import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candles.ts';
+import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
+import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
+import type { CandleHistory } from './candle-history.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, merge, poolTrades, take, type TradeWindow } from './trades.ts';
 import { poolObject, snapshotOf, tokenObject, totalsOf, tradeRecord } from './views.ts';
 
@@ -25,6 +29,27 @@ export interface TradePage {
   next: TradeKey | null;
 }
 
+export interface CandlesRequest {
+  interval: CandleInterval;
+  mode: CandleMode;
+  currency: CandleCurrency;
+  startTime?: number;
+  endTime?: number;
+  limit: number;
+}
+
+export interface CandleResumeRequest {
+  pool_address: string;
+  interval: CandleInterval;
+  mode: CandleMode;
+  currency: CandleCurrency;
+  afterSeq?: number;
+  afterTime?: number;
+}
+
+/** At most this many candles in one resume frame (the candles route's maximum). */
+export const RESUME_CANDLES_MAX = 1_000;
+
 interface Hosts {
   pools: ActorHost<PoolState>;
   tokens: ActorHost<TokenState>;
@@ -36,7 +61,12 @@ interface Hosts {
  * snapshots when passivated) and the trades store.
  */
 export class MarketQuery {
-  constructor(private readonly hosts: Hosts, private readonly trades: TradesRepo, private readonly clock: Clock) {}
+  constructor(
+    private readonly hosts: Hosts,
+    private readonly trades: TradesRepo,
+    private readonly clock: Clock,
+    private readonly history?: CandleHistory,
+  ) {}
 
   /** Latest USD price of a pool's quote asset (wSOL/USDC from quote_price), or null. */
   private quoteUsd(quote: string): number | null {
@@ -57,10 +87,19 @@ export class MarketQuery {
     const info = s.info!;
     const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
     const usd = this.quoteUsd(info.quote_address);
-    return { s, info, base, usd, snapshot: snapshotOf(s, usd), totals: totalsOf(s, base, usd) };
+    const snapshot = snapshotOf(s, usd);
+    return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd), ...this.live(s, snapshot.liquidity_usd) };
   }
 
-  /** GET /pools/{pool}: pool, token, snapshot, totals; windowed and heat come with the rolling windows. */
+  /** Windowed metrics and heat as of the engine clock's now. */
+  private live(s: PoolState, liquidityUsd: number | null) {
+    const now = this.clock.now();
+    const windowed = s.windows.read(now);
+    const heat = computeHeat({ windowed, ageMs: now - s.info!.created_at, liquidityUsd });
+    return { windowed, heat };
+  }
+
+  /** GET /pools/{pool}: pool, token, snapshot, totals, windowed, heat. */
   pool(address: string) {
     const p = this.poolParts(address);
     if (!p) return null;
@@ -70,8 +109,8 @@ export class MarketQuery {
       lifecycle: String(this.hosts.pools.lifecycle(address) ?? 'unknown'),
       snapshot: p.snapshot,
       totals: p.totals,
-      windowed: null,
-      heat: null,
+      windowed: p.windowed,
+      heat: p.heat,
       replaced_by_pool_address: p.info.replaced_by_pool_address,
     };
   }
@@ -91,9 +130,45 @@ export class MarketQuery {
       ix_index: last?.[2] ?? null,
       snapshot: p.snapshot,
       totals: p.totals,
-      windowed: null,
-      heat: null,
+      windowed: p.windowed,
+      heat: p.heat,
     };
+  }
+
+  /** GET /pools/{pool}/candles: the newest `limit` candles in the range, oldest first; null for an unknown pool. */
+  candles(address: string, req: CandlesRequest): Candle[] | null {
+    const s = this.poolState(address);
+    if (!s) return null;
+    return s.candles.series(req.interval, req.mode, req.currency, { startTime: req.startTime, endTime: req.endTime, limit: req.limit });
+  }
+
+  /**
+   * What a candles subscription with resume_after_seq / resume_after_time gets first
+   * (DECISIONS.md, "Candle resume"): the series' current seq and every candle changed
+   * after afterSeq, when the history reaches back that far; otherwise every candle
+   * from the one holding afterTime on; otherwise the newest 300 (a fresh load); with
+   * neither given, nothing. At most
+   * RESUME_CANDLES_MAX candles, the newest. Null for an unknown pool.
+   */
+  candleResume(req: CandleResumeRequest): { seq: number; candles: Candle[] } | null {
+    const s = this.poolState(req.pool_address);
+    if (!s) return null;
+    const seq = s.candles.seqOf(req.interval);
+    if (req.afterSeq !== undefined) {
+      const starts = req.afterSeq >= seq ? [] : this.history?.changedSince(req.pool_address, req.interval, req.afterSeq);
+      if (starts) {
+        const candles = starts.slice(-RESUME_CANDLES_MAX).map((start) => s.candles.candle(req.interval, start, req.mode, req.currency)).filter((c): c is Candle => c !== null);
+        return { seq, candles };
+      }
+    }
+    if (req.afterTime !== undefined) {
+      const length = CANDLE_INTERVALS[req.interval];
+      const startTime = Math.floor(req.afterTime / length) * length;
+      return { seq, candles: s.candles.series(req.interval, req.mode, req.currency, { startTime, limit: RESUME_CANDLES_MAX }) };
+    }
+    // A seq too old for the history and no time to fall back on: the newest candles, as a fresh load.
+    if (req.afterSeq !== undefined) return { seq, candles: s.candles.series(req.interval, req.mode, req.currency, { limit: 300 }) };
+    return { seq, candles: [] };
   }
 
   /**

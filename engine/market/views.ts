@@ -42,8 +42,10 @@ export function snapshotOf(s: PoolState, quoteUsd: number | null) {
 
 /**
  * SERVICE.md 2.4: every field the engine derives from the events it has; null where
- * it has nothing yet (holder-based fields come with the holders work, distinct trader
- * counts with the rolling windows).
+ * it has nothing yet. Distinct counts are HyperLogLog estimates (actors/pool/distinct.ts).
+ * Holder-based fields (holder_count, top10_pct, dev_pct, sniper_pct, bundle_pct,
+ * bundler_count, circulating_supply) and bonding_curve_gain_5m_pct are null: they come
+ * with the holders work (`balance` events).
  */
 export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null) {
   const t = s.totals;
@@ -58,6 +60,9 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     trade_count: t.trade_count,
     buy_count: t.buy_count,
     sell_count: t.sell_count,
+    trader_count: s.distinct.traders,
+    buyer_count: s.distinct.buyers,
+    seller_count: s.distinct.sellers,
     volume_usd: t.volume_usd,
     buy_volume_usd: t.buy_volume_usd,
     sell_volume_usd: t.sell_volume_usd,
@@ -69,7 +74,14 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     total_supply: supplyOf(base),
     circulating_supply: null,
     lp_burned_pct: (f.lp_burned_pct as number | null | undefined) ?? null,
+    dev_pct: null,
+    sniper_pct: null,
+    bundle_pct: null,
+    top10_pct: null,
+    bonding_curve_gain_5m_pct: null,
     first_trade_at: t.first_trade_at,
+    holder_count: null,
+    bundler_count: null,
     mint_revoked: 'mint_authority' in f ? f.mint_authority === null : null,
     freeze_revoked: 'freeze_authority' in f ? f.freeze_authority === null : null,
     dex_paid: (f.dex_paid as boolean | null | undefined) ?? null,

@@ -10,6 +10,12 @@ export interface ActorContext {
    * every event before the current one and none after it.
    */
   read<T = unknown>(kind: string, key: string): Readonly<T> | undefined;
+  /**
+   * Sends the event being applied to dead letters with this reason (the actor keeps
+   * going; the event stays in the ingest log). For input the actor cannot take, e.g.
+   * a bound on what it holds waiting.
+   */
+  reject(reason: string): void;
 }
 
 /**

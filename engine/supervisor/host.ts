@@ -66,10 +66,22 @@ export class ActorHost<S> {
   private readonly initialLifecycle: AnyMachineSnapshot | null;
   /** The highest seq delivered to this host; snapshots record it. */
   private appliedSeq = 0;
+  /** The event being applied, for ctx.reject (set only by live delivery, not by rebuilds). */
+  private applying: { key: string; event: IngestEvent; seq: number } | null = null;
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
-    this.ctx = { clock: options.clock, read: options.read };
+    this.ctx = {
+      clock: options.clock,
+      read: options.read,
+      reject: (reason) => {
+        const current = this.applying;
+        // A rebuild replays events already judged live: their rejections are on record.
+        if (!current) return;
+        const id = this.idOf(current.key);
+        this.options.deadLetter('actor', reason, current.event, `actor:${id}`, { seq: current.seq, type: current.event.type });
+      },
+    };
     this.initialSupervision = initialTransition(supervisionMachine, {
       restartsMax: options.restartsMax,
       windowMs: options.restartWindowMs ?? 60_000,
@@ -239,12 +251,15 @@ export class ActorHost<S> {
     const resident = this.residents.get(key) ?? this.activate(key, true)!;
     resident.lastUsed = performance.now();
     if (seq <= resident.seq) return; // already in the snapshot it was activated from
+    this.applying = { key, event, seq };
     try {
       this.applyOne(resident, event);
       resident.seq = seq;
       resident.dirty = true;
     } catch (err) {
       this.recover(resident, event, seq, err as Error);
+    } finally {
+      this.applying = null;
     }
   }
 
@@ -295,6 +310,16 @@ export class ActorHost<S> {
 
   /** Reloads the actor's last snapshot and replays its events from the log up to `beforeSeq`. */
   private rebuild(resident: Resident<S>, beforeSeq: number): void {
+    const applying = this.applying;
+    this.applying = null;
+    try {
+      this.replay(resident, beforeSeq);
+    } finally {
+      this.applying = applying;
+    }
+  }
+
+  private replay(resident: Resident<S>, beforeSeq: number): void {
     const { storage } = this.options;
     this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined);
     for (const { seq, event } of readLog(storage, resident.seq + 1, beforeSeq - 1)) {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { solPrice } from './handlers/market.ts';
-import { poolOverview, poolsMetrics, poolTradesRoute } from './handlers/pools.ts';
+import { poolCandlesRoute, poolOverview, poolsMetrics, poolTradesRoute } from './handlers/pools.ts';
 import { tokenOverview, tokenPools, tokensMany, tokenTradesRoute } from './handlers/tokens.ts';
-import { address, addressList, cursor, limit, order, startTime } from './params.ts';
+import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf, order, startTime } from './params.ts';
 import { health, metrics } from './handlers/system.ts';
 import { defineRoute, type Route } from './route.ts';
 
@@ -25,6 +25,22 @@ export const ROUTES: readonly Route[] = [
     params: z.object({ pool_address: address }),
     query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token: address.optional() }),
     handler: poolTradesRoute,
+  }),
+  defineRoute({
+    pattern: '/v1/pools/:pool_address/candles',
+    auth: true,
+    params: z.object({ pool_address: address }),
+    query: z
+      .object({
+        interval: oneOf(['1s', '15s', '1m', '15m', '1h', '6h', '24h']).default('1m'),
+        mode: oneOf(['price', 'market_cap']).default('price'),
+        currency: oneOf(['usd', 'quote']).default('usd'),
+        start_time: startTime,
+        end_time: endTime,
+        limit: limit(300, 1000),
+      })
+      .superRefine(endNotBeforeStart),
+    handler: poolCandlesRoute,
   }),
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CandleInterval } from '../../../actors/pool/trade.ts';
 import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
 import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
 import { cursorCodec } from '../cursor.ts';
@@ -67,3 +68,29 @@ export function poolsMetrics({ query, deps }: RouteContext<unknown, { addresses:
   return query.addresses.map((a) => m.poolMetrics(a)).filter((x) => x !== null);
 }
 
+
+export interface CandlesQuery {
+  interval: CandleInterval;
+  mode: 'price' | 'market_cap';
+  currency: 'usd' | 'quote';
+  start_time?: number;
+  end_time?: number;
+  limit: number;
+}
+
+/**
+ * GET /pools/{pool}/candles (DECISIONS.md row 8): the newest `limit` candles with
+ * start_time <= start_at <= end_time, oldest first; buckets without trades are absent.
+ */
+export function poolCandlesRoute({ params, query, deps }: RouteContext<{ pool_address: string }, CandlesQuery>) {
+  const candles = market(deps).candles(params.pool_address, {
+    interval: query.interval,
+    mode: query.mode,
+    currency: query.currency,
+    startTime: query.start_time,
+    endTime: query.end_time,
+    limit: query.limit,
+  });
+  if (!candles) throw notFound('pool', params.pool_address);
+  return { pool_address: params.pool_address, interval: query.interval, mode: query.mode, currency: query.currency, candles };
+}

@@ -1,0 +1,170 @@
+import type { PoolOutputs } from '../../actors/pool/pool.actor.ts';
+import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
+import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
+import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import type { StoredTrade } from '../../storage/trades.repo.ts';
+import { KNOWN_MINTS } from '../ingest/events.ts';
+import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
+import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
+import type { MarketQuery } from './market-query.ts';
+import { tradeRecord } from './views.ts';
+
+const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
+const MODES = ['price', 'market_cap'] as const;
+const CURRENCIES = ['usd', 'quote'] as const;
+
+export interface PublisherDeps {
+  /** The sink attached now (NO_TOPICS until a transport attaches). */
+  sink(): TopicSink;
+  candles: CandlesRepo;
+  market(): MarketQuery;
+  token(address: string): TokenState | undefined;
+  /** Wall or event time, for the resume history's 10 minutes. */
+  now(): number;
+  /** How often a pool's candle series are checked for subscribers. */
+  subscriberCheckMs?: number;
+}
+
+interface PoolWatch {
+  /** When the pool's 28 candle topics were last checked for subscribers. */
+  checkedAt: number;
+  /** Indices into SERIES of the series with subscribers at that check. */
+  series: number[];
+}
+
+/** Every (interval, mode, currency) series, in a fixed order. */
+const SERIES = INTERVALS.flatMap((interval) => MODES.flatMap((mode) => CURRENCIES.map((currency) => ({ interval, mode, currency }))));
+
+/**
+ * The engine's live output (ARCHITECTURE.md, "Topics"): turns what the actors apply
+ * into stream frames, each serialized once and only for topics with subscribers.
+ *
+ * - Trades are published as each swap is applied (pool_trades, token_trades of the
+ *   base token and, in a token-to-token pool, of the quote token from its side).
+ * - Pools a batch touched are flushed at most every `flushMs` (the engine calls
+ *   `flush` after each batch and on a timer): closed candles go to the candles store,
+ *   changed candles are taken (each taking is one `seq` of the interval's series) and
+ *   published, and pool_metrics is published for pools with subscribers.
+ * - Candle changes are also recorded for resume (DECISIONS.md: at least 10 minutes)
+ *   for pools whose candles someone watched in the last 10 minutes.
+ */
+export class MarketPublisher implements PoolOutputs {
+  private touched = new Map<string, PoolState>();
+  private readonly watches = new Map<string, PoolWatch>();
+  readonly history = new CandleHistory();
+  private readonly checkMs: number;
+
+  constructor(private readonly deps: PublisherDeps) {
+    this.checkMs = deps.subscriberCheckMs ?? 1_000;
+  }
+
+  trade(state: PoolState, stored: StoredTrade): void {
+    this.touched.set(state.pool_address, state);
+    const sink = this.deps.sink();
+    if (sink === NO_TOPICS) return;
+    const info = state.info!;
+    const poolTopic = topics.poolTrades(info.pool_address);
+    const baseTopic = topics.tokenTrades(info.base_address);
+    const toPool = sink.has(poolTopic);
+    const toBase = sink.has(baseTopic);
+    if (toPool || toBase) {
+      const data = JSON.stringify(tradeRecord(stored, state, info.base_address, null));
+      if (toPool) sink.publish(poolTopic, `{"stream":"pool_trades","data":${data}}`);
+      if (toBase) sink.publish(baseTopic, `{"stream":"token_trades","data":${data}}`);
+    }
+    if (!(info.quote_address in KNOWN_MINTS)) {
+      const quoteTopic = topics.tokenTrades(info.quote_address);
+      if (sink.has(quoteTopic)) {
+        const record = tradeRecord(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)));
+        sink.publish(quoteTopic, `{"stream":"token_trades","data":${JSON.stringify(record)}}`);
+      }
+    }
+  }
+
+  /** A token's metadata changed (token actor). */
+  metadata(state: TokenState): void {
+    const sink = this.deps.sink();
+    const topic = topics.tokenMetadata();
+    if (sink.has(topic)) sink.publish(topic, `{"stream":"token_metadata","data":${JSON.stringify(metadataRecord(state))}}`);
+  }
+
+  /** Flushes every pool touched since the last flush (see the class comment). */
+  flush(): void {
+    if (this.touched.size === 0) return;
+    const touched = this.touched;
+    this.touched = new Map();
+    const sink = this.deps.sink();
+    const now = this.deps.now();
+    for (const state of touched.values()) this.flushPool(state, sink, now);
+    this.history.trim(now - RESUME_HISTORY_MS);
+    if (this.watches.size > 2 * touched.size + 1_000) {
+      for (const [pool, watch] of this.watches) if (now - watch.checkedAt > 10 * this.checkMs) this.watches.delete(pool);
+    }
+  }
+
+  private flushPool(state: PoolState, sink: TopicSink, now: number): void {
+    const pool = state.pool_address;
+    const candles = state.candles;
+    const closed = candles.drainClosed();
+    if (closed.length > 0) this.deps.candles.write(pool, closed);
+    const changed = candles.takeChanged();
+    if (changed.length > 0 && sink !== NO_TOPICS) {
+      const watch = this.watchOf(pool, sink, now);
+      if (watch.series.length > 0 || this.history.isRecording(pool)) {
+        this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch.series.length > 0);
+      }
+      for (const k of watch.series) {
+        const { interval, mode, currency } = SERIES[k]!;
+        const starts = changed.filter((c) => c.interval === interval);
+        if (starts.length === 0) continue;
+        const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
+        const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
+        sink.publish(topics.candles(pool, interval, mode, currency), frame);
+      }
+    }
+    if (sink !== NO_TOPICS && state.info) {
+      const topic = topics.poolMetrics(pool);
+      if (sink.has(topic)) {
+        const data = this.deps.market().poolMetrics(pool);
+        if (data) sink.publish(topic, `{"stream":"pool_metrics","data":${JSON.stringify(data)}}`);
+      }
+    }
+  }
+
+  /**
+   * Which of the pool's candle series have subscribers, checked at most every checkMs
+   * (28 lookups): negative answers are cached too, so a busy pool nobody watches
+   * costs one Map lookup per flush.
+   */
+  private watchOf(pool: string, sink: TopicSink, now: number): PoolWatch {
+    let watch = this.watches.get(pool);
+    if (watch && now - watch.checkedAt < this.checkMs && now >= watch.checkedAt) return watch;
+    const series: number[] = [];
+    for (let k = 0; k < SERIES.length; k++) {
+      const { interval, mode, currency } = SERIES[k]!;
+      if (sink.has(topics.candles(pool, interval, mode, currency))) series.push(k);
+    }
+    if (!watch) {
+      watch = { checkedAt: now, series };
+      this.watches.set(pool, watch);
+    } else {
+      watch.checkedAt = now;
+      watch.series = series;
+    }
+    return watch;
+  }
+
+  /**
+   * A subscription to one of the pool's candle series starts now: the next flush
+   * publishes to it without waiting for the periodic subscriber check.
+   */
+  candleSubscribed(pool: string): void {
+    this.watches.delete(pool);
+  }
+}
+
+/** The candles frame (SERVICE.md 6), starting with CANDLES_FRAME_PREFIX. */
+export function candleFrame(pool: string, interval: string, mode: string, currency: string, seq: number, candles: unknown[]): string {
+  return `${CANDLES_FRAME_PREFIX}"pool_address":"${pool}","interval":"${interval}","mode":"${mode}","currency":"${currency}","seq":${seq},"candles":${JSON.stringify(candles)}}}`;
+}
