@@ -6,20 +6,25 @@
  * (hyperloglog32 1.0.0 never computes a register's rank: `hash & 0` in its loop) or
  * heavy for a per-trade call (bloom-filters pulls lodash, Long and a JS xxhash and
  * keeps registers in a plain array). This is the textbook algorithm (Flajolet et al.
- * 2007) in ~60 lines over a Uint8Array.
+ * 2007) with the sparse start of HyperLogLog++ (Heule et al. 2013), over typed arrays.
  *
- * 2^10 registers of one byte per counter (1 KiB), a 32-bit MurmurHash3 of the wallet
- * address: 10 bits pick the register, the other 22 give the rank. Error: the standard
- * error of HLL at this size is 1.04/√1024 ≈ 3.25 % for large counts; below 2.5 × 1024
- * distinct wallets (most pools) linear counting is used, whose error is far smaller
- * (under 1 % up to ~1,000 wallets, and exact in practice for a few dozen).
- * The three counters share one hash per trade.
+ * Each counter starts sparse: the sorted distinct 32-bit MurmurHash3 values of the
+ * wallets, exact but for hash collisions (≈ n²/2³³: none in practice below tens of
+ * thousands). Past SPARSE_MAX (512) hashes it turns dense: 2^11 one-byte registers
+ * (2 KiB), 11 bits of the hash pick the register and the other 21 give the rank;
+ * linear counting below 2.5 × 2048, the HLL estimate above.
+ * Error: exact up to 512 wallets (most pools); then about 1.6 % at 512 growing to the
+ * HLL standard error 1.04/√2048 ≈ 2.3 % for large counts.
+ * Memory per pool (three counters): 4 bytes per distinct wallet and side up to 512,
+ * then 2 KiB per counter.
  */
 
-const P = 10;
+const P = 11;
 const M = 1 << P;
 const ALPHA_MM = (0.7213 / (1 + 1.079 / M)) * M * M;
 const RANK_MAX = 32 - P + 1;
+/** Distinct hashes a counter keeps exactly before turning dense (2 KiB either way). */
+export const SPARSE_MAX = 512;
 
 /** MurmurHash3 (x86, 32-bit) of a string's UTF-16 code units (addresses are ASCII). */
 export function murmur3(s: string, seed = 0x9747b28c): number {
@@ -57,19 +62,18 @@ export function murmur3(s: string, seed = 0x9747b28c): number {
   return h >>> 0;
 }
 
-/** One HyperLogLog counter over `registers` (M bytes at `offset`). */
-function addHash(registers: Uint8Array, offset: number, hash: number): void {
+function addHash(registers: Uint8Array, hash: number): void {
   const index = hash >>> (32 - P);
   const rest = (hash << P) | 0;
   const rank = rest === 0 ? RANK_MAX : Math.clz32(rest) + 1;
-  if (rank > registers[offset + index]!) registers[offset + index] = rank;
+  if (rank > registers[index]!) registers[index] = rank;
 }
 
-function estimate(registers: Uint8Array, offset: number): number {
+function estimate(registers: Uint8Array): number {
   let sum = 0;
   let zeros = 0;
   for (let i = 0; i < M; i++) {
-    const r = registers[offset + i]!;
+    const r = registers[i]!;
     sum += 1 / 2 ** r;
     if (r === 0) zeros++;
   }
@@ -78,30 +82,97 @@ function estimate(registers: Uint8Array, offset: number): number {
   return Math.round(raw);
 }
 
-/** Traders, buyers and sellers of one pool: three counters in one 3 KiB buffer. */
-export class DistinctWallets {
-  readonly registers: Uint8Array;
+/** A counter as persisted: its registers (dense) or its sorted hashes as little-endian bytes. */
+export interface CounterState {
+  dense: boolean;
+  bytes: Uint8Array;
+}
 
-  constructor(registers?: Uint8Array) {
-    this.registers = registers && registers.length === 3 * M ? registers : new Uint8Array(3 * M);
+/** One distinct counter: sorted hashes while small, HLL registers after. */
+export class DistinctCounter {
+  /** Sparse: distinct hashes, sorted, in the first `n` slots; null once dense. */
+  private hashes: Uint32Array | null;
+  private n: number;
+  private registers: Uint8Array | null;
+
+  constructor(state?: CounterState) {
+    // Copies: a decoded snapshot's bytes may be a view into a larger, unaligned buffer.
+    if (state?.dense) {
+      this.registers = new Uint8Array(state.bytes);
+      this.hashes = null;
+      this.n = 0;
+    } else {
+      this.registers = null;
+      this.hashes = state ? new Uint32Array(new Uint8Array(state.bytes).buffer) : new Uint32Array(4);
+      this.n = state ? this.hashes.length : 0;
+    }
+  }
+
+  add(hash: number): void {
+    const registers = this.registers;
+    if (registers !== null) return addHash(registers, hash);
+    let hashes = this.hashes!;
+    const n = this.n;
+    // Common cases first: a repeat of the last hash, or a hash past the end.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (hashes[mid]! < hash) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < n && hashes[lo] === hash) return;
+    if (n === SPARSE_MAX) {
+      const dense = new Uint8Array(M);
+      for (let i = 0; i < n; i++) addHash(dense, hashes[i]!);
+      addHash(dense, hash);
+      this.registers = dense;
+      this.hashes = null;
+      return;
+    }
+    if (n === hashes.length) {
+      const grown = new Uint32Array(Math.min(SPARSE_MAX, n * 2));
+      grown.set(hashes);
+      hashes = this.hashes = grown;
+    }
+    hashes.copyWithin(lo + 1, lo, n);
+    hashes[lo] = hash;
+    this.n = n + 1;
+  }
+
+  get count(): number {
+    return this.registers !== null ? estimate(this.registers) : this.n;
+  }
+
+  /** The state to persist, as bytes (msgpack keeps bytes, not typed array types). */
+  state(): CounterState {
+    if (this.registers !== null) return { dense: true, bytes: this.registers };
+    return { dense: false, bytes: new Uint8Array(this.hashes!.slice(0, this.n).buffer) };
+  }
+}
+
+/** Traders, buyers and sellers of one pool; one hash per trade serves the three. */
+export class DistinctWallets {
+  readonly traders: DistinctCounter;
+  readonly buyers: DistinctCounter;
+  readonly sellers: DistinctCounter;
+
+  constructor(state?: { traders: CounterState; buyers: CounterState; sellers: CounterState }) {
+    this.traders = new DistinctCounter(state?.traders);
+    this.buyers = new DistinctCounter(state?.buyers);
+    this.sellers = new DistinctCounter(state?.sellers);
   }
 
   add(wallet: string, buy: boolean): void {
     const h = murmur3(wallet);
-    addHash(this.registers, 0, h);
-    addHash(this.registers, buy ? M : 2 * M, h);
+    this.traders.add(h);
+    (buy ? this.buyers : this.sellers).add(h);
   }
 
-  get traders(): number {
-    return estimate(this.registers, 0);
-  }
-  get buyers(): number {
-    return estimate(this.registers, M);
-  }
-  get sellers(): number {
-    return estimate(this.registers, 2 * M);
+  toSnapshot() {
+    return { traders: this.traders.state(), buyers: this.buyers.state(), sellers: this.sellers.state() };
   }
 }
 
-/** The standard error of the counters above their linear-counting range. */
+/** The standard error of the counters in their HLL range. */
 export const DISTINCT_STANDARD_ERROR = 1.04 / Math.sqrt(M);

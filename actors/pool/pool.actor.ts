@@ -67,7 +67,7 @@ function lastIndexOf(unsaved: StoredTrade[], e: SwapEvent): number {
 interface PoolSnapshot extends Omit<PoolState, 'candles' | 'windows' | 'distinct'> {
   candles: unknown;
   windows: unknown;
-  distinct: Uint8Array;
+  distinct: ReturnType<DistinctWallets["toSnapshot"]>;
 }
 
 /**
@@ -117,7 +117,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       state.unsaved = [];
     },
     toSnapshot(state): PoolSnapshot {
-      return { ...state, candles: state.candles.toSnapshot(), windows: state.windows.toSnapshot(), distinct: state.distinct.registers };
+      return { ...state, candles: state.candles.toSnapshot(), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;

@@ -42,7 +42,7 @@ export function snapshotOf(s: PoolState, quoteUsd: number | null) {
 
 /**
  * SERVICE.md 2.4: every field the engine derives from the events it has; null where
- * it has nothing yet. Distinct counts are HyperLogLog estimates (actors/pool/distinct.ts).
+ * it has nothing yet. Distinct counts are exact up to 512 wallets, then HyperLogLog estimates (actors/pool/distinct.ts).
  * Holder-based fields (holder_count, top10_pct, dev_pct, sniper_pct, bundle_pct,
  * bundler_count, circulating_supply) and bonding_curve_gain_5m_pct are null: they come
  * with the holders work (`balance` events).
@@ -60,9 +60,9 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     trade_count: t.trade_count,
     buy_count: t.buy_count,
     sell_count: t.sell_count,
-    trader_count: s.distinct.traders,
-    buyer_count: s.distinct.buyers,
-    seller_count: s.distinct.sellers,
+    trader_count: s.distinct.traders.count,
+    buyer_count: s.distinct.buyers.count,
+    seller_count: s.distinct.sellers.count,
     volume_usd: t.volume_usd,
     buy_volume_usd: t.buy_volume_usd,
     sell_volume_usd: t.sell_volume_usd,
