@@ -41,6 +41,19 @@ export interface Account {
   revokedAt: number | null;
 }
 
+/**
+ * An account's counters for one calendar month (UTC), written by engine/limits.ts in
+ * batches (about once a second), never once per request.
+ */
+export interface UsageRecord {
+  /** Start of the month the counts are for (Unix ms, 00:00 UTC on the 1st). */
+  monthStartsAt: number;
+  /** HTTP requests admitted this month. */
+  requests: number;
+  /** WebSocket data messages delivered this month. */
+  messages: number;
+}
+
 /** Dead letters keep at most this much of a rejected event (a 10 MB line is cut). */
 export const DEAD_LETTER_RAW_MAX = 4_096;
 
@@ -60,6 +73,8 @@ export interface Storage {
   readonly mints: Database<number, string>;
   /** key hash (hex) → account. */
   readonly accounts: Database<Account, string>;
+  /** account id → its usage counters of the current month. */
+  readonly usage: Database<UsageRecord, string>;
   /** Databases the pool, token, wallet and feed actors fill (issues 4 and later). */
   readonly trades: Database<unknown, Key[]>;
   readonly tradesByToken: Database<unknown, Key[]>;
@@ -98,6 +113,7 @@ export function openStorage(path: string): Storage {
     meta: db('meta'),
     mints: db('mints'),
     accounts: structured('accounts'),
+    usage: db('usage'),
     trades: structured('trades'),
     tradesByToken: db('trades_by_token'),
     tradesByWallet: db('trades_by_wallet'),

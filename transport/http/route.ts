@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../../engine/config.ts';
+import type { Config, PlanName } from '../../engine/config.ts';
 import type { EngineError } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/keys.ts';
 import type { Logger } from '../../engine/log.ts';
@@ -49,6 +49,11 @@ export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema> {
   params?: PS;
   /** Query parameters; omitted for a route that takes none (any parameter is then a 400). */
   query?: QS;
+  /**
+   * The least plan that may call the route (`pro` for DECISIONS.md's "Pro" rows: Pro
+   * and Scale); omitted for every plan. The limits hook answers 403/4033 below it.
+   */
+  minPlan?: PlanName;
   handler: RouteHandler<z.output<PS>, z.output<QS>>;
 }
 
@@ -61,6 +66,8 @@ export interface Route {
   readonly paramNames: readonly string[];
   readonly params: ObjectSchema;
   readonly query: ObjectSchema;
+  /** The least plan that may call it; undefined for every plan. */
+  readonly minPlan: PlanName | undefined;
   readonly handler: RouteHandler<any, any>;
 }
 
@@ -88,6 +95,7 @@ export function defineRoute<PS extends ObjectSchema = EmptySchema, QS extends Ob
     paramNames,
     params: params.strict(),
     query: (spec.query ?? z.object({})).strict(),
+    minPlan: spec.minPlan,
     handler: spec.handler as RouteHandler<any, any>,
   };
 }
