@@ -3,6 +3,8 @@ import { loadCursorSecret } from '../transport/http/cursor.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createKeyStore } from './keys.ts';
+import { createLimits } from './limits.ts';
+import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
 import { createEngine, registerSource } from './system.ts';
 
@@ -22,9 +24,12 @@ export async function serve(config: Config): Promise<void> {
   if (config.source === 'sim') await registerSimulator();
   const engine = await createEngine({ config, log });
   // Keys expire in wall time whatever clock the engine derives state with.
-  const keys = createKeyStore(engine.storage, new WallClock());
+  const wall = new WallClock();
+  const keys = createKeyStore(engine.storage, wall);
+  // Rate windows, quotas and expiries run on wall time, whatever clock derives state.
+  const limits = createLimits({ plans: config.plans, clock: wall, storage: engine.storage, log: log.child({ part: 'limits' }) });
   const cursorSecret = await loadCursorSecret(engine.storage);
-  const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret });
+  const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
   const port = await server.listen();
   log.info({ host: config.host, port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
   const source = engine.createSource(config.source);
@@ -36,6 +41,7 @@ export async function serve(config: Config): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     server.close();
+    await limits.close();
     await engine.stop();
     log.flush?.();
     process.exit(0);
