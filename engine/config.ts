@@ -68,12 +68,44 @@ export const configSchema = z
       })
       .strict()
       .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 10_000, restartsMax: 10 }),
+    retention: z
+      .object({
+        tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history)'),
+        candles1sDays: z.number().positive().default(3).describe('1s candles older than this are deleted'),
+        candles15sDays: z.number().positive().default(14).describe('15s candles older than this are deleted; longer intervals are kept'),
+        everyMs: z.number().int().min(1_000).default(3_600_000).describe('how often retention runs (wall time)'),
+      })
+      .strict()
+      .default({ tradesDays: 30, candles1sDays: 3, candles15sDays: 14, everyMs: 3_600_000 }),
     http: z
       .object({
         queryBytesMax: z.number().int().min(256).default(8_192).describe('longest query string accepted (400 past it)'),
       })
       .strict()
       .default({ queryBytesMax: 8_192 }),
+    ws: z
+      .object({
+        authTimeoutMs: z.number().int().min(10).default(5_000).describe('a connection without a key this long after connect is closed with 4408 (SERVICE.md: 5 s)'),
+        frameBytesMax: z.number().int().min(1_024).max(1_048_576).default(16_384).describe('largest client frame; longer ones close with 4400'),
+        idleTimeoutS: z.number().int().min(12).max(960).default(32).describe('uWS idleTimeout: above the 15 s client ping; uWS pings a silent client halfway'),
+        backpressureBytes: z.number().int().min(1_024).default(1_048_576).describe('unsent bytes per connection before it is closed with 4008 (DECISIONS.md: 1 MiB)'),
+        backpressureHardBytes: z.number().int().min(4_096).default(16_777_216).describe('uWS maxBackpressure: frames past it are dropped; far above backpressureBytes so the soft limit acts first'),
+        stalledGraceMs: z.number().int().min(10).default(2_000).describe('a slow consumer that reads nothing this long is cut without waiting for its close frame'),
+        heldBytesMax: z.number().int().min(1_024).default(65_536).describe('bytes of frames held before authentication completes; more closes with 4400'),
+        subscriptionsMax: z.number().int().min(1).default(10_000).describe('subscriptions on one connection'),
+      })
+      .strict()
+      .refine((ws) => ws.backpressureHardBytes >= 2 * ws.backpressureBytes, { message: 'backpressureHardBytes must be at least twice backpressureBytes', path: ['backpressureHardBytes'] })
+      .default({
+        authTimeoutMs: 5_000,
+        frameBytesMax: 16_384,
+        idleTimeoutS: 32,
+        backpressureBytes: 1_048_576,
+        backpressureHardBytes: 16_777_216,
+        stalledGraceMs: 2_000,
+        heldBytesMax: 65_536,
+        subscriptionsMax: 10_000,
+      }),
     sim: z
       .object({
         seed: z.number().int().default(42).describe('simulator seed'),

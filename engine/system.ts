@@ -4,6 +4,7 @@ import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBe
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { MarketPublisher } from './market/publisher.ts';
+import { pruneOnce, type RetentionResult } from './retention.ts';
 import { MarketQuery } from './market/market-query.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
@@ -156,6 +157,7 @@ export class Engine {
     this.timers.push(setInterval(() => this.passivateIdle(), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
+    this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
     this.state = 'ready';
   }
 
@@ -164,6 +166,16 @@ export class Engine {
     for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
     this.notifyApplied(events);
     if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
+  }
+
+  private pruning: Promise<RetentionResult> | null = null;
+
+  /** One retention pass (engine/retention.ts); a pass already running is joined, not doubled. */
+  prune(): Promise<RetentionResult> {
+    this.pruning ??= pruneOnce({ storage: this.storage, trades: this.trades, candles: this.candles, clock: this.clock }, this.config.retention).finally(() => {
+      this.pruning = null;
+    });
+    return this.pruning;
   }
 
   /** Publishes candles and pool metrics of the pools touched since the last flush (see MarketPublisher). */
@@ -262,6 +274,7 @@ export class Engine {
     this.sourceAbort?.abort();
     await this.sourceRun?.catch((err) => this.log.error({ err }, 'source failed'));
     for (const timer of this.timers) clearInterval(timer);
+    await this.pruning?.catch(() => {});
     await this.gate.flush();
     this.publisher.flush();
     for (const host of this.hosts) host.passivateAll();

@@ -1,0 +1,52 @@
+import type { CandlesRepo } from '../storage/candles.repo.ts';
+import type { Storage } from '../storage/lmdb.ts';
+import type { TradesRepo } from '../storage/trades.repo.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+
+const DAY = 86_400_000;
+/** Pools pruned per event-loop turn, so a retention pass never stalls ingest or HTTP. */
+const POOLS_PER_TURN = 200;
+
+export interface RetentionResult {
+  pools: number;
+  tradeBlocks: number;
+  candles: number;
+}
+
+/**
+ * Retention (ARCHITECTURE.md, "Storage"): trades older than `tradesDays` (30 by
+ * default: SERVICE.md's history), 1s and 15s candles older than their own limits;
+ * longer candle intervals are kept. Ages are measured on the engine clock, so a
+ * replay in event time prunes as of the events' time. A pass walks every pool with a
+ * snapshot in slices of POOLS_PER_TURN, yielding between slices; deletes are async
+ * puts that join the turn's transaction.
+ */
+export async function pruneOnce(
+  deps: { storage: Storage; trades: TradesRepo; candles: CandlesRepo; clock: Clock },
+  retention: Config['retention'],
+): Promise<RetentionResult> {
+  const now = deps.clock.now();
+  const result: RetentionResult = { pools: 0, tradeBlocks: 0, candles: 0 };
+  let slice: string[] = [];
+  const run = async (pools: string[]) => {
+    for (const pool of pools) {
+      result.tradeBlocks += deps.trades.prune(pool, now - retention.tradesDays * DAY);
+      result.candles += deps.candles.prune(pool, '1s', now - retention.candles1sDays * DAY);
+      result.candles += deps.candles.prune(pool, '15s', now - retention.candles15sDays * DAY);
+    }
+    result.pools += pools.length;
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  for (const key of deps.storage.snapshots.getKeys({ start: 'pool:', end: 'pool;' })) {
+    slice.push((key as string).slice('pool:'.length));
+    if (slice.length === POOLS_PER_TURN) {
+      await run(slice);
+      slice = [];
+    }
+  }
+  if (slice.length > 0) await run(slice);
+  // Writes commit in order: once this one has, every delete above has too.
+  await deps.storage.meta.put('retention:last', now);
+  return result;
+}

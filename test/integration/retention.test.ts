@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../engine/system.ts';
+import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+
+const r = rng(31);
+const MINT = base58(r, 44);
+const POOL = base58(r, 44);
+const DAY = 86_400_000;
+const T0 = 1_767_225_600_000;
+let n = 0;
+const swap = (at: number) => ({
+  type: 'swap', tx_hash: base58(rng(50_000 + ++n), 88), slot: 10_000 + n, tx_index: 0, event_index: 0, at, pool_address: POOL, wallet_address: MINT, side: 'buy',
+  base_amount_raw: '1000000', quote_amount_raw: '1000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000',
+});
+
+let dir: TempDir;
+let engine: Engine;
+beforeAll(async () => {
+  dir = tempDir();
+  engine = await createEngine({ config: testConfig(dir.path) });
+  for (const e of [
+    { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
+    { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', slot: 1, at: T0 },
+    { type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
+  ]) await engine.ingest(e);
+});
+afterAll(async () => {
+  await engine.stop();
+  dir.cleanup();
+});
+
+const count = (db: any) => {
+  let k = 0;
+  for (const _ of db.getKeys({ start: [POOL], end: [POOL + '\u0000'] })) k++;
+  return k;
+};
+const candleCount = (interval: number) => {
+  let k = 0;
+  for (const _ of engine.storage.candles.getKeys({ start: [POOL, interval], end: [POOL, interval + 1] })) k++;
+  return k;
+};
+
+describe('retention', () => {
+  it('deletes trades past 30 days and 1s/15s candles past 3/14 days, on the engine clock', async () => {
+    // Days 0, 10 and 31; each trade's block is written at a checkpoint.
+    for (const day of [0, 10, 31]) {
+      await engine.ingest(swap(T0 + day * DAY + 1_000));
+      await engine.ingest(swap(T0 + day * DAY + 2_000));
+      engine.flush();
+      await engine.checkpoint();
+    }
+    expect(count(engine.storage.trades)).toBe(3);
+    expect(candleCount(0)).toBeGreaterThanOrEqual(4); // 1s candles of days 0 and 10 are closed
+    const result = await engine.prune();
+    expect(result.pools).toBe(1);
+    expect(result.tradeBlocks).toBe(1); // day 0 is past 30 days at day 31; day 10 is not
+    expect(count(engine.storage.trades)).toBe(2);
+    // 1s candles: only day 31's remain (3-day limit); 15s: day 0's are gone (14 days), day 10's too (21 days).
+    for (const [interval, kept] of [[0, 31], [1, 31]] as const) {
+      const starts = [...engine.storage.candles.getKeys({ start: [POOL, interval], end: [POOL, interval + 1] })].map((k: any) => k[2]);
+      expect(starts.every((s: number) => s >= T0 + kept * DAY)).toBe(true);
+    }
+    // Longer intervals are kept.
+    const minutes = [...engine.storage.candles.getKeys({ start: [POOL, 2], end: [POOL, 3] })].map((k: any) => k[2]);
+    expect(minutes).toContain(T0);
+  });
+});
