@@ -135,6 +135,30 @@ export class MarketQuery {
     };
   }
 
+  /**
+   * A version of what GET /pools/{pool} shows (for the response cache): the seqs of
+   * the pool, its base token and its quote's price or token, and the second of the
+   * clock (windowed metrics and heat decay with time). null when one of them is not
+   * in memory.
+   */
+  poolVersion(address: string): string | null {
+    const h = this.hosts;
+    const pool = h.pools.versionOf(address);
+    if (pool === undefined) return null;
+    const info = (h.pools.get(address) as PoolState).info;
+    if (!info) return null;
+    const base = h.tokens.versionOf(info.base_address);
+    const quote = info.quote_address in KNOWN_MINTS ? h.quotePrices.versionOf(info.quote_address) ?? 0 : h.tokens.versionOf(info.quote_address);
+    if (base === undefined || quote === undefined) return null;
+    return `${pool}:${base}:${quote}:${Math.floor(this.clock.now() / 1_000)}`;
+  }
+
+  /** A version of a pool's candles: they change only with the pool's own events. */
+  candlesVersion(address: string): string | null {
+    const pool = this.hosts.pools.versionOf(address);
+    return pool === undefined ? null : String(pool);
+  }
+
   /** GET /pools/{pool}/candles: the newest `limit` candles in the range, oldest first; null for an unknown pool. */
   candles(address: string, req: CandlesRequest): Candle[] | null {
     const s = this.poolState(address);

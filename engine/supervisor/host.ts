@@ -110,6 +110,14 @@ export class ActorHost<S> {
     return resident.state;
   }
 
+  /**
+   * The seq of the last event a resident actor applied (a version of its state for
+   * caches); undefined when it is not in memory (reading it would activate it).
+   */
+  versionOf(key: string): number | undefined {
+    return this.residents.get(key)?.seq;
+  }
+
   /** The lifecycle state value of an actor, if its kind has a machine. */
   lifecycle(key: string): unknown {
     const resident = this.residents.get(key) ?? this.activate(key, false);

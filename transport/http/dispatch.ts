@@ -3,6 +3,7 @@ import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors
 import type { Account, KeyStore } from '../../engine/keys.ts';
 import { render, renderError, writeResponse, type Outgoing } from '../envelope.ts';
 import { bearerToken, decodePathParams, parseQueryString, validate } from './request.ts';
+import { ResponseCache } from './response-cache.ts';
 import type { Admission, BeforeHandle, Route, ServerDeps } from './route.ts';
 
 /**
@@ -58,13 +59,19 @@ class Exchange {
     if (admission.done) this.releases.push(admission.done);
   }
 
-  send(result: unknown): void {
+  send(result: unknown): Outgoing {
     let out: Outgoing;
     try {
       out = render(result);
     } catch (err) {
       out = this.errorOut(err);
     }
+    this.write(out);
+    return out;
+  }
+
+  /** A response rendered before (the response cache). */
+  sendRendered(out: Outgoing): void {
     this.write(out);
   }
 
@@ -113,6 +120,7 @@ async function serve(
   incoming: Incoming,
   deps: ServerDeps,
   beforeHandle: readonly BeforeHandle[],
+  cache: ResponseCache | null,
 ): Promise<void> {
   try {
     const account = route.auth ? authenticate(incoming.authorization, deps.keys) : null;
@@ -122,10 +130,23 @@ async function serve(
       exchange.admit(admission);
       if (admission.reject) throw admission.reject;
     }
+    let cacheKey: string | null = null;
+    if (route.version && cache) {
+      cacheKey = `${incoming.url}?${incoming.rawQuery}`;
+      const entry = cache.get(cacheKey);
+      if (entry && route.version({ params: entry.params, query: entry.query, account, deps }) === entry.version) {
+        exchange.sendRendered(entry.out);
+        return;
+      }
+    }
     const params = validate(route.params, decodePathParams(route.paramNames, incoming.rawParams), 'path');
     const query = validate(route.query, parseQueryString(incoming.rawQuery, deps.config.http.queryBytesMax), 'query');
-    const result = await route.handler({ params, query, account, deps });
-    exchange.send(result);
+    const ctx = { params, query, account, deps };
+    // The version is taken before the handler reads: a change meanwhile only makes the entry stale sooner.
+    const version = cacheKey !== null ? route.version!(ctx) : null;
+    const result = await route.handler(ctx);
+    const out = exchange.send(result);
+    if (version !== null && out.code === 0) cache!.set(cacheKey!, version, out, params, query);
   } catch (err) {
     exchange.fail(err);
   }
@@ -139,6 +160,7 @@ export function mountRoutes(
   beforeHandle: readonly BeforeHandle[],
 ): void {
   const patterns = new Set<string>();
+  const cache = new ResponseCache();
   for (const route of routes) {
     if (patterns.has(route.pattern)) throw new Error(`duplicate route: GET ${route.pattern}`);
     patterns.add(route.pattern);
@@ -152,7 +174,7 @@ export function mountRoutes(
       };
       const exchange = new Exchange(res, deps, route.pattern, incoming.url);
       exchange.watchAbort();
-      serve(exchange, route, incoming, deps, beforeHandle).catch((err: unknown) => {
+      serve(exchange, route, incoming, deps, beforeHandle, cache).catch((err: unknown) => {
         deps.log.error({ err, route: route.pattern }, 'response could not be written');
       });
     });

@@ -55,6 +55,13 @@ export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema> {
    */
   minPlan?: PlanName;
   handler: RouteHandler<z.output<PS>, z.output<QS>>;
+  /**
+   * A version of everything the response depends on, computed cheaply before the
+   * handler (actor seqs, a time bucket): a route with one caches its successful
+   * responses by URL and serves the cached body while the version is unchanged.
+   * null: do not cache this request.
+   */
+  version?: (ctx: RouteContext<z.output<PS>, z.output<QS>>) => string | null;
 }
 
 /** A route of the table, types erased. */
@@ -69,6 +76,7 @@ export interface Route {
   /** The least plan that may call it; undefined for every plan. */
   readonly minPlan: PlanName | undefined;
   readonly handler: RouteHandler<any, any>;
+  readonly version?: (ctx: RouteContext<any, any>) => string | null;
 }
 
 const PARAM = /\/:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -97,6 +105,7 @@ export function defineRoute<PS extends ObjectSchema = EmptySchema, QS extends Ob
     query: (spec.query ?? z.object({})).strict(),
     minPlan: spec.minPlan,
     handler: spec.handler as RouteHandler<any, any>,
+    version: spec.version as Route['version'],
   };
 }
 

@@ -18,7 +18,13 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
   defineRoute({ pattern: '/v1/pools/metrics', auth: true, query: z.object({ addresses: addressList(50) }), handler: poolsMetrics }),
-  defineRoute({ pattern: '/v1/pools/:pool_address', auth: true, params: z.object({ pool_address: address }), handler: poolOverview }),
+  defineRoute({
+    pattern: '/v1/pools/:pool_address',
+    auth: true,
+    params: z.object({ pool_address: address }),
+    handler: poolOverview,
+    version: ({ params, deps }) => deps.query.market?.poolVersion(params.pool_address) ?? null,
+  }),
   defineRoute({
     pattern: '/v1/pools/:pool_address/trades',
     auth: true,
@@ -41,6 +47,7 @@ export const ROUTES: readonly Route[] = [
       })
       .superRefine(endNotBeforeStart),
     handler: poolCandlesRoute,
+    version: ({ params, deps }) => deps.query.market?.candlesVersion(params.pool_address) ?? null,
   }),
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WallClock } from '../../engine/clock.ts';
+import { createKeyStore } from '../../engine/keys.ts';
+import { createEngine, type Engine } from '../../engine/system.ts';
+import { createServer, type Server } from '../../transport/index.ts';
+import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+
+/**
+ * The response cache of /pools/{pool} and its candles never serves a body older than
+ * the state: every read after a change sees the change, the same URL read twice in a
+ * row is the same body, and passivated pools are served too.
+ */
+
+const r = rng(606);
+const MINT = base58(r, 44);
+const POOL = base58(r, 44);
+const T0 = 1_767_225_600_000;
+let n = 0;
+const swap = (at: number) => ({
+  type: 'swap', tx_hash: base58(rng(60_000 + ++n), 88), slot: 20_000 + n, tx_index: 0, event_index: 0, at, pool_address: POOL, wallet_address: MINT, side: 'buy',
+  base_amount_raw: '1000000', quote_amount_raw: '1000000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000',
+});
+
+let dir: TempDir;
+let engine: Engine;
+let server: Server;
+let base: string;
+let key: string;
+const get = async (path: string) => (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).text();
+
+beforeAll(async () => {
+  dir = tempDir();
+  engine = await createEngine({ config: testConfig(dir.path) });
+  for (const e of [
+    { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
+    { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', slot: 1, at: T0 },
+    { type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
+  ]) await engine.ingest(e);
+  key = (await createKeyStore(engine.storage, new WallClock()).create({ plan: 'pro' })).key;
+  server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys: createKeyStore(engine.storage, new WallClock()), metrics: engine.metrics });
+  base = `http://127.0.0.1:${await server.listen()}`;
+});
+afterAll(async () => {
+  server.close();
+  await engine.stop();
+  dir.cleanup();
+});
+
+describe('response cache', () => {
+  it('serves every change made between two reads of the same URL', async () => {
+    for (let i = 1; i <= 30; i++) {
+      await engine.ingest(swap(T0 + 1_000 + i * 100)); // all in one 1m candle, some in the same second
+      const [pool, again] = [JSON.parse(await get(`/v1/pools/${POOL}`)), JSON.parse(await get(`/v1/pools/${POOL}`))];
+      expect(pool.data.totals.trade_count).toBe(i);
+      expect(again).toEqual(pool);
+      const candles = JSON.parse(await get(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles;
+      expect(candles).toEqual([{ start_at: T0, open: 1, high: 1, low: 1, close: 1, volume: i }]);
+    }
+    // A change of the quote price alone changes the USD values.
+    await engine.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 200, at: T0 + 5_000 });
+    expect(JSON.parse(await get(`/v1/pools/${POOL}`)).data.snapshot.price_usd).toBeCloseTo(0.2, 9);
+  });
+
+  it('serves a passivated pool from its snapshot, and the cache does not outlive a restart of its state', async () => {
+    const before = await get(`/v1/pools/${POOL}/candles?currency=quote`);
+    engine.passivateIdle(Number.POSITIVE_INFINITY);
+    expect(engine.pools.isResident(POOL)).toBe(false);
+    expect(await get(`/v1/pools/${POOL}/candles?currency=quote`)).toBe(before);
+    await engine.ingest(swap(T0 + 9_000));
+    expect(JSON.parse(await get(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles[0].volume).toBe(31);
+  });
+});
