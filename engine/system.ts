@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
+import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
 import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
 import { MarketQuery } from './market/market-query.ts';
@@ -65,6 +66,7 @@ export class Engine {
   readonly query: Query;
   private readonly quotePrices: ActorHost<QuotePriceState>;
   readonly tokens: ActorHost<TokenState>;
+  readonly labels: ActorHost<WalletLabelsState>;
   readonly pools: ActorHost<PoolState>;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
@@ -114,14 +116,16 @@ export class Engine {
       candles: this.candles,
       market: () => this.query.market!,
       token: (address) => this.tokens.get(address) as TokenState | undefined,
+      labels: (wallet) => activeLabels(this.labels.get(wallet)),
       now: () => this.clock.now(),
     });
     // Order matters within one event: a token learns of a pool before the pool reads
     // the token, and quote prices are in before the pools that value trades with them.
     this.quotePrices = host(quotePriceBehavior);
+    this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher));
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs: this.publisher }));
-    this.hosts = [this.quotePrices, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
+    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
@@ -285,7 +289,7 @@ export class Engine {
 
   private createQuery(): Query {
     return {
-      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.trades, this.clock, this.publisher.history),
+      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

@@ -1,4 +1,5 @@
 import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candles.ts';
+import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
@@ -51,6 +52,8 @@ export interface CandleResumeRequest {
 export const RESUME_CANDLES_MAX = 1_000;
 
 interface Hosts {
+  /** Wallet labels for trade records; without it trades carry no labels. */
+  labels?: ActorHost<WalletLabelsState>;
   pools: ActorHost<PoolState>;
   tokens: ActorHost<TokenState>;
   quotePrices: ActorHost<QuotePriceState>;
@@ -241,7 +244,7 @@ export class MarketQuery {
     const records = items.map(([t, p]) => {
       const token = side(p);
       const quoteSupply = token === p.info!.base_address ? null : supplyOf(this.hosts.tokens.get(token) as TokenState | undefined);
-      return tradeRecord(t, p, token, quoteSupply);
+      return tradeRecord(t, p, token, quoteSupply, activeLabels(this.hosts.labels?.get(t[5])));
     });
     const last = items[items.length - 1]?.[0];
     return { items: records, next: hasMore && last ? [last[0], last[1], last[2], last[3]] : null };

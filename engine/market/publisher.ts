@@ -20,6 +20,8 @@ export interface PublisherDeps {
   candles: CandlesRepo;
   market(): MarketQuery;
   token(address: string): TokenState | undefined;
+  /** The labels of a wallet now (SERVICE.md 2.8 `labels`). */
+  labels(wallet: string): string[];
   /** Wall or event time, for the resume history's 10 minutes. */
   now(): number;
   /** How often a pool's candle series are checked for subscribers. */
@@ -69,14 +71,14 @@ export class MarketPublisher implements PoolOutputs {
     const toPool = sink.has(poolTopic);
     const toBase = sink.has(baseTopic);
     if (toPool || toBase) {
-      const data = JSON.stringify(tradeRecord(stored, state, info.base_address, null));
+      const data = JSON.stringify(tradeRecord(stored, state, info.base_address, null, this.deps.labels(stored[5])));
       if (toPool) sink.publish(poolTopic, `{"stream":"pool_trades","data":${data}}`);
       if (toBase) sink.publish(baseTopic, `{"stream":"token_trades","data":${data}}`);
     }
     if (!(info.quote_address in KNOWN_MINTS)) {
       const quoteTopic = topics.tokenTrades(info.quote_address);
       if (sink.has(quoteTopic)) {
-        const record = tradeRecord(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)));
+        const record = tradeRecord(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), this.deps.labels(stored[5]));
         sink.publish(quoteTopic, `{"stream":"token_trades","data":${JSON.stringify(record)}}`);
       }
     }

@@ -93,7 +93,7 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
  * quote (a token-to-token pool, or ?token= the quote), buy and sell and the amounts
  * swap and prices invert (INGEST.md).
  */
-export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quoteTokenSupply: number | null) {
+export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quoteTokenSupply: number | null, labels: string[]) {
   const info = pool.info!;
   const baseSide = token === info.base_address;
   const [at, slot, txIndex, eventIndex, buy, wallet, baseAmount, quoteAmount, priceQuote, quoteUsd, marketCapQuote, txHash] = t;
@@ -104,7 +104,7 @@ export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quot
       type: buy ? 'buy' : 'sell', wallet_address: wallet, token_address: info.base_address, quote_address: info.quote_address,
       pool_address: info.pool_address, dex: info.dex, token_amount: baseAmount, quote_amount: quoteAmount,
       price_quote: priceQuote, price_usd: quoteUsd === null ? null : priceQuote * quoteUsd, amount_usd: amountUsd,
-      market_cap_quote: marketCapQuote, market_cap_usd: quoteUsd === null ? null : marketCapQuote * quoteUsd, labels: [] as string[], created_at: at,
+      market_cap_quote: marketCapQuote, market_cap_usd: quoteUsd === null ? null : marketCapQuote * quoteUsd, labels, created_at: at,
     };
   }
   const price = priceQuote > 0 ? 1 / priceQuote : 0;
@@ -114,7 +114,7 @@ export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quot
     type: buy ? 'sell' : 'buy', wallet_address: wallet, token_address: info.quote_address, quote_address: info.base_address,
     pool_address: info.pool_address, dex: info.dex, token_amount: quoteAmount, quote_amount: baseAmount,
     price_quote: price, price_usd: null, amount_usd: amountUsd, market_cap_quote: marketCap, market_cap_usd: null,
-    labels: [] as string[], created_at: at,
+    labels, created_at: at,
   };
 }
 

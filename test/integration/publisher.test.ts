@@ -147,6 +147,20 @@ describe('market publisher', () => {
     ]);
   });
 
+  it('labels trades with the wallet labels in force, whatever the order labels arrived in', async () => {
+    // A remove that is older than the add arrives later: the add stands.
+    await engine.ingest({ type: 'label', wallet_address: W, label: 'kol', action: 'add', at: T0 + 20_000 });
+    await engine.ingest({ type: 'label', wallet_address: W, label: 'kol', action: 'remove', at: T0 + 19_000 });
+    await engine.ingest({ type: 'label', wallet_address: W, label: 'whale', action: 'add', at: T0 + 20_000 });
+    sink.take('pool_trades:');
+    await engine.ingest(swap(POOL, T0 + 21_000, 'buy', '1000000', '1000000000'));
+    const [frame] = sink.take('pool_trades:');
+    expect(frame!.frame.data.labels).toEqual(['kol', 'whale']);
+    await engine.ingest({ type: 'label', wallet_address: W, label: 'whale', action: 'remove', at: T0 + 22_000 });
+    const page = engine.query.market!.poolTrades(POOL, { order: 'desc', limit: 1 })!;
+    expect(page.items[0]!.labels).toEqual(['kol']);
+  });
+
   it('dead-letters swaps past the waiting bound instead of dropping them', async () => {
     const ORPHAN = base58(r, 44);
     const before = engine.query.status().deadLetters;
