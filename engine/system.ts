@@ -7,6 +7,7 @@ import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../a
 import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
 import { MarketQuery } from './market/market-query.ts';
+import { ResearchFeed } from './market/research-feed.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -113,7 +114,6 @@ export class Engine {
     this.flushMs = options.flushMs ?? 250;
     this.publisher = new MarketPublisher({
       sink: () => this.topicSink,
-      candles: this.candles,
       market: () => this.query.market!,
       token: (address) => this.tokens.get(address) as TokenState | undefined,
       labels: (wallet) => activeLabels(this.labels.get(wallet)),
@@ -137,6 +137,8 @@ export class Engine {
       share(),
     );
     this.query = this.createQuery();
+    // The research read models (token search, pool list) follow every applied batch, replay included.
+    this.onApplied((events) => this.query.research!.onApplied(events));
   }
 
   /** Replays the log after the last checkpoint into the actors, then serves. */
@@ -162,6 +164,7 @@ export class Engine {
     this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
+    this.query.research!.start();
     this.state = 'ready';
   }
 
@@ -233,6 +236,8 @@ export class Engine {
 
   /** Snapshots every changed actor and records the seq they all cover, in one transaction. */
   checkpoint(): Promise<unknown> {
+    // Research records as of this seq, in the same transaction (research-store.ts).
+    this.query.research!.persist();
     for (const host of this.hosts) host.snapshotDirty();
     return this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
   }
@@ -281,6 +286,8 @@ export class Engine {
     await this.pruning?.catch(() => {});
     await this.gate.flush();
     this.publisher.flush();
+    this.query.research!.stop();
+    this.query.research!.persist();
     for (const host of this.hosts) host.passivateAll();
     await this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
     this.subscription.unsubscribe();
@@ -288,8 +295,11 @@ export class Engine {
   }
 
   private createQuery(): Query {
+    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history);
+    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
     return {
-      market: new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history),
+      market,
+      research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

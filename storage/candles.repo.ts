@@ -1,89 +1,120 @@
-import type { ClosedCandleStore, StoredCandle } from '../actors/pool/candles.ts';
+import type { StoredCandle } from '../actors/pool/candles.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
 
 const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
-const ivIndex = (interval: CandleInterval) => INTERVALS.indexOf(interval);
+export const ivIndex = (interval: CandleInterval) => INTERVALS.indexOf(interval);
 
 /**
- * Closed candles in LMDB (`candles`: key [pool, interval index, start_at], value the
- * StoredCandle tuple). Puts are lmdb-js async puts that join the event turn's
- * transaction; until a put commits LMDB does not show it, so the repo keeps each
- * written candle in a write-behind map that reads consult first, and drops it once
- * its transaction has committed. That is the read-your-writes PoolCandles needs.
+ * Closed candles in LMDB as segments (`candles`: key [pool, interval index, start_at of
+ * its first candle], value the segment's StoredCandles ascending by start_at). The
+ * segments of one (pool, interval) never overlap, so a reverse range read in key order
+ * walks the series newest first. A write stores the candles closed since the last one
+ * as new segments (one put per interval, never one per candle) and merges the rare
+ * candle that belongs inside an older segment (a late trade reopened it) into that
+ * segment. Reads see committed data only: the pool keeps what it wrote until the
+ * write has committed (actors/pool/closed-candles.ts).
  */
 export class CandlesRepo {
-  /** `pool|iv|start` → candle written but not yet committed. */
-  private readonly unsettled = new Map<string, StoredCandle>();
-  private readonly stores = new Map<string, ClosedCandleStore>();
-
   constructor(private readonly storage: Storage) {}
 
-  write(pool: string, candles: readonly StoredCandle[]): void {
-    const db = this.storage.candles;
+  /** Writes closed candles of one pool (any intervals, any order); resolves when committed. */
+  write(pool: string, candles: readonly StoredCandle[]): Promise<unknown> {
+    const byInterval = new Map<number, StoredCandle[]>();
     for (const c of candles) {
       const iv = ivIndex(c[0]);
-      const id = `${pool}|${iv}|${c[1]}`;
-      this.unsettled.set(id, c);
-      const settle = () => {
-        if (this.unsettled.get(id) === c) this.unsettled.delete(id);
-      };
-      db.put([pool, iv, c[1]], c).then(settle, settle);
+      let list = byInterval.get(iv);
+      if (!list) byInterval.set(iv, (list = []));
+      list.push(c);
     }
+    let last: Promise<unknown> = Promise.resolve();
+    for (const [iv, list] of byInterval) {
+      list.sort((a, b) => a[1] - b[1]);
+      const tail = this.lastSegment(pool, iv);
+      const lastStart = tail ? tail.value[tail.value.length - 1]![1] : -Infinity;
+      let i = 0;
+      while (i < list.length && list[i]![1] <= lastStart) last = this.mergeInto(pool, iv, list[i++]!);
+      if (i < list.length) last = this.storage.candles.put([pool, iv, list[i]![1]], i === 0 ? list : list.slice(i));
+    }
+    return last;
+  }
+
+  private lastSegment(pool: string, iv: number): { key: unknown[]; value: StoredCandle[] } | undefined {
+    for (const { key, value } of this.storage.candles.getRange({ start: [pool, iv, Number.MAX_SAFE_INTEGER], end: [pool, iv, -1], reverse: true, limit: 1 })) {
+      return { key: key as unknown[], value: value as StoredCandle[] };
+    }
+    return undefined;
+  }
+
+  /** The segment whose range holds `start` (the last one beginning at or before it). */
+  private segmentAt(pool: string, iv: number, start: number): { key: unknown[]; value: StoredCandle[] } | undefined {
+    for (const { key, value } of this.storage.candles.getRange({ start: [pool, iv, start], end: [pool, iv, -1], reverse: true, limit: 1 })) {
+      return { key: key as unknown[], value: value as StoredCandle[] };
+    }
+    return undefined;
+  }
+
+  private mergeInto(pool: string, iv: number, candle: StoredCandle): Promise<unknown> {
+    const segment = this.segmentAt(pool, iv, candle[1]);
+    // Before every segment: a segment of its own (it ends before the next one starts).
+    if (!segment) return this.storage.candles.put([pool, iv, candle[1]], [candle]);
+    const list = segment.value;
+    let at = list.length;
+    while (at > 0 && list[at - 1]![1] > candle[1]) at--;
+    if (at > 0 && list[at - 1]![1] === candle[1]) list[at - 1] = candle;
+    else list.splice(at, 0, candle);
+    return this.storage.candles.put(segment.key as never, list);
   }
 
   get(pool: string, interval: CandleInterval, startAt: number): StoredCandle | undefined {
-    const iv = ivIndex(interval);
-    return this.unsettled.get(`${pool}|${iv}|${startAt}`) ?? (this.storage.candles.get([pool, iv, startAt]) as StoredCandle | undefined);
+    const segment = this.segmentAt(pool, ivIndex(interval), startAt);
+    if (!segment) return undefined;
+    const list = segment.value;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = list[mid]![1];
+      if (s === startAt) return list[mid];
+      if (s < startAt) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   /** Candles with from <= start_at <= to: the newest `limit`, oldest first. */
   read(pool: string, interval: CandleInterval, from: number, to: number, limit: number): StoredCandle[] {
     const iv = ivIndex(interval);
     const out: StoredCandle[] = [];
-    for (const { value } of this.storage.candles.getRange({ start: [pool, iv, to], end: [pool, iv, from - 1], reverse: true, limit })) {
-      out.push(value as StoredCandle);
-    }
-    out.reverse();
-    if (this.unsettled.size === 0) return out;
-    // Overlay what is written but not committed: replace or insert by start_at.
-    const prefix = `${pool}|${iv}|`;
-    let merged = false;
-    for (const [id, c] of this.unsettled) {
-      if (!id.startsWith(prefix) || c[1] < from || c[1] > to) continue;
-      const i = out.findIndex((o) => o[1] === c[1]);
-      if (i >= 0) out[i] = c;
-      else {
-        out.push(c);
-        merged = true;
+    if (limit <= 0) return out;
+    for (const { value } of this.storage.candles.getRange({ start: [pool, iv, to], end: [pool, iv, -1], reverse: true })) {
+      const list = value as StoredCandle[];
+      for (let k = list.length - 1; k >= 0; k--) {
+        const start = list[k]![1];
+        if (start > to) continue;
+        if (start < from) return out.reverse();
+        out.push(list[k]!);
+        if (out.length === limit) return out.reverse();
       }
     }
-    if (merged) out.sort((a, b) => a[1] - b[1]);
-    return out.length > limit ? out.slice(out.length - limit) : out;
+    return out.reverse();
   }
 
-  /** The ClosedCandleStore of one pool, for its PoolCandles. */
-  storeFor(pool: string): ClosedCandleStore {
-    let store = this.stores.get(pool);
-    if (!store) {
-      store = {
-        read: (interval, from, to, limit) => this.read(pool, interval, from, to, limit),
-        get: (interval, startAt) => this.get(pool, interval, startAt),
-      };
-      // Pools come and go with passivation; the map only saves an allocation per activation.
-      if (this.stores.size > 100_000) this.stores.clear();
-      this.stores.set(pool, store);
-    }
-    return store;
-  }
-
-  /** Deletes the candles of one interval that start before `before` (retention). */
+  /**
+   * Deletes the candles of one interval that start before `before` (retention): whole
+   * segments, and the old part of a segment that straddles the cutoff (rewritten under
+   * its new first start). Returns the candles deleted.
+   */
   prune(pool: string, interval: CandleInterval, before: number): number {
     const iv = ivIndex(interval);
+    const db = this.storage.candles;
     let removed = 0;
-    for (const key of this.storage.candles.getKeys({ start: [pool, iv, 0], end: [pool, iv, before] })) {
-      this.storage.candles.remove(key as never);
-      removed++;
+    for (const { key, value } of db.getRange({ start: [pool, iv, -1], end: [pool, iv, before] })) {
+      const list = value as StoredCandle[];
+      db.remove(key as never);
+      const keep = list.filter((c) => c[1] >= before);
+      removed += list.length - keep.length;
+      if (keep.length > 0) db.put([pool, iv, keep[0]![1]], keep);
     }
     return removed;
   }

@@ -6,6 +6,7 @@ import { compareKey, keyOf, type StoredTrade, type TradesRepo } from '../../stor
 import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
+import { PoolClosedCandles, type CandleRow } from './closed-candles.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
@@ -64,8 +65,9 @@ function lastIndexOf(unsaved: StoredTrade[], e: SwapEvent): number {
   return i;
 }
 
-interface PoolSnapshot extends Omit<PoolState, 'candles' | 'windows' | 'distinct'> {
+interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct'> {
   candles: unknown;
+  closed: CandleRow[];
   windows: unknown;
   distinct: ReturnType<DistinctWallets["toSnapshot"]>;
 }
@@ -92,7 +94,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
           return undefined;
       }
     },
-    initial: (key) => initialPool(key, candles.storeFor(key)),
+    initial: (key) => initialPool(key, candles),
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx, outputs);
       if (e.type === 'pool') {
@@ -108,8 +110,8 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       }
     },
     beforeSnapshot(state, key) {
-      const closed = state.candles.drainClosed();
-      if (closed.length > 0) candles.write(key, closed);
+      // Closed candles wait in the snapshot until enough gathered for a batched write.
+      state.closed.add(state.candles.drainClosed());
       if (state.unsaved.length === 0) return;
       trades.write(key, state.unsaved, state.persisted_up_to);
       const last = state.unsaved[state.unsaved.length - 1]!;
@@ -117,13 +119,15 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       state.unsaved = [];
     },
     toSnapshot(state): PoolSnapshot {
-      return { ...state, candles: state.candles.toSnapshot(), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
+      return { ...state, candles: state.candles.toSnapshot(), closed: state.closed.buffer, windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;
+      const closed = new PoolClosedCandles(s.pool_address, candles, s.closed ?? []);
       return {
         ...s,
-        candles: PoolCandles.fromSnapshot(s.candles, candles.storeFor(s.pool_address)),
+        closed,
+        candles: PoolCandles.fromSnapshot(s.candles, closed),
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
       };

@@ -1,6 +1,8 @@
 import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
 import { compareStored, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { PoolCandles, type ClosedCandleStore } from './candles.ts';
+import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import { PoolCandles } from './candles.ts';
+import { PoolClosedCandles } from './closed-candles.ts';
 import { DistinctWallets } from './distinct.ts';
 import type { PoolTrade } from './trade.ts';
 import { PoolWindows } from './windows.ts';
@@ -70,18 +72,19 @@ export interface PoolState {
   unsaved: StoredTrade[];
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
-  /** Candles of every interval; closed ones go to the candles store. */
+  /** Candles of every interval; closed ones go to `closed` and from there to LMDB. */
   candles: PoolCandles;
+  closed: PoolClosedCandles;
   /** Rolling 1m-24h windows (SERVICE.md 2.5). */
   windows: PoolWindows;
   /** All-time distinct traders, buyers, sellers (approximate). */
   distinct: DistinctWallets;
 }
 
-/** A store with nothing in it, for pools whose closed candles are kept elsewhere (tests). */
-export const NO_CLOSED_CANDLES: ClosedCandleStore = { read: () => [], get: () => undefined };
 
-export function initialPool(pool_address: string, closedCandles: ClosedCandleStore = NO_CLOSED_CANDLES): PoolState {
+/** A new pool; without a repo its closed candles stay in memory (tests). */
+export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null): PoolState {
+  const closed = new PoolClosedCandles(pool_address, candlesRepo);
   return {
     pool_address,
     info: null,
@@ -101,7 +104,8 @@ export function initialPool(pool_address: string, closedCandles: ClosedCandleSto
     },
     unsaved: [],
     persisted_up_to: null,
-    candles: new PoolCandles(closedCandles),
+    candles: new PoolCandles(closed),
+    closed,
     windows: new PoolWindows(),
     distinct: new DistinctWallets(),
   };

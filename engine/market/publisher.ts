@@ -2,7 +2,6 @@ import type { PoolOutputs } from '../../actors/pool/pool.actor.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
-import type { CandlesRepo } from '../../storage/candles.repo.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
@@ -17,7 +16,6 @@ const CURRENCIES = ['usd', 'quote'] as const;
 export interface PublisherDeps {
   /** The sink attached now (NO_TOPICS until a transport attaches). */
   sink(): TopicSink;
-  candles: CandlesRepo;
   market(): MarketQuery;
   token(address: string): TokenState | undefined;
   /** The labels of a wallet now (SERVICE.md 2.8 `labels`). */
@@ -45,8 +43,8 @@ const SERIES = INTERVALS.flatMap((interval) => MODES.flatMap((mode) => CURRENCIE
  * - Trades are published as each swap is applied (pool_trades, token_trades of the
  *   base token and, in a token-to-token pool, of the quote token from its side).
  * - Pools a batch touched are flushed at most every `flushMs` (the engine calls
- *   `flush` after each batch and on a timer): closed candles go to the candles store,
- *   changed candles are taken (each taking is one `seq` of the interval's series) and
+ *   `flush` after each batch and on a timer):
+ *   closed candles go to the pool's batched candle writer, changed candles are taken (each taking is one `seq` of the interval's series) and
  *   published, and pool_metrics is published for pools with subscribers.
  * - Candle changes are also recorded for resume (DECISIONS.md: at least 10 minutes)
  *   for pools whose candles someone watched in the last 10 minutes.
@@ -108,8 +106,7 @@ export class MarketPublisher implements PoolOutputs {
   private flushPool(state: PoolState, sink: TopicSink, now: number): void {
     const pool = state.pool_address;
     const candles = state.candles;
-    const closed = candles.drainClosed();
-    if (closed.length > 0) this.deps.candles.write(pool, closed);
+    state.closed.add(candles.drainClosed());
     const changed = candles.takeChanged();
     if (changed.length > 0 && sink !== NO_TOPICS) {
       const watch = this.watchOf(pool, sink, now);
