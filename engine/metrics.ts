@@ -20,6 +20,10 @@ export function createMetrics() {
     actorRestarts: new Counter({ name: 'mds_actor_restarts_total', help: 'Actor restarts after a throw, by kind', labelNames: ['kind'], registers: [registry] }),
     actorPassivations: new Counter({ name: 'mds_actor_passivations_total', help: 'Idle actors snapshotted and dropped, by kind', labelNames: ['kind'], registers: [registry] }),
     httpRequests: new Counter({ name: 'mds_http_requests_total', help: 'HTTP requests by route and envelope code', labelNames: ['route', 'code'], registers: [registry] }),
+    wsConnections: new Gauge({ name: 'mds_ws_connections', help: 'Open WebSocket connections', registers: [registry] }),
+    wsFramesPublished: new Counter({ name: 'mds_ws_frames_published_total', help: 'Event frames handed to uWS, once per topic channel (not per subscriber), by stream', labelNames: ['stream'], registers: [registry] }),
+    wsMessagesDelivered: new Counter({ name: 'mds_ws_messages_delivered_total', help: 'Event frames delivered, counted per subscribed connection', registers: [registry] }),
+    wsCloses: new Counter({ name: 'mds_ws_closes_total', help: 'WebSocket closes by close code (client: closed by the client; stalled: cut without a close frame)', labelNames: ['code'], registers: [registry] }),
   };
 }
 

@@ -30,3 +30,9 @@ const uWS = await import('uWebSockets.js');
 export const App = uWS.App;
 export const us_listen_socket_close = uWS.us_listen_socket_close;
 export const us_socket_local_port = uWS.us_socket_local_port;
+/**
+ * permessage-deflate off (the /ws default: frames are small JSON and compression costs
+ * CPU per socket). The package's typings declare the compression options as types only;
+ * the binary exports them as numbers.
+ */
+export const DISABLED: number = (uWS as unknown as { DISABLED: number }).DISABLED;

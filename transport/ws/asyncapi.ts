@@ -1,0 +1,245 @@
+import { z } from 'zod';
+import { DEFAULT_PLANS } from '../../engine/config.ts';
+import { CLOSE, PRO_STREAMS, payloadSchemas, type LiveStream } from './protocol.ts';
+
+/**
+ * The AsyncAPI 3.1 description of /ws (SERVICE.md 9: "AsyncAPI 3.1 for the WebSocket,
+ * description version 1.0.0"), served as GET /asyncapi.json. It describes the server:
+ * `receive` operations are frames clients send, `send` operations frames the server
+ * sends. All streams share the one address /ws; each stream is a channel of its own
+ * so its subscribe payload and its events sit together. Subscribe payload schemas
+ * are generated from the zod schemas the server validates with, so they cannot drift.
+ *
+ * Where SERVICE.md says "not shown", the choices of DECISIONS.md and of this service
+ * are written into the descriptions (`info.description` lists them all).
+ */
+
+const ADDRESS = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'Base58 address' };
+const NUMBER_OR_NULL = { type: ['number', 'null'] };
+
+/** A zod schema as AsyncAPI (JSON Schema draft-07) input schema, without `$schema`. */
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-07' }) as Record<string, unknown>;
+  return rest;
+}
+
+const tradeRecord = {
+  type: 'object',
+  description: 'Trade record (SERVICE.md 2.8), described from the subscribed token’s side on token_trades.',
+  required: ['trade_id', 'tx_hash', 'slot', 'tx_index', 'event_index', 'type', 'wallet_address', 'token_address', 'quote_address', 'pool_address', 'token_amount', 'quote_amount', 'created_at'],
+  properties: {
+    trade_id: { type: 'string' },
+    tx_hash: { type: 'string' },
+    slot: { type: 'integer' },
+    tx_index: { type: 'integer' },
+    event_index: { type: 'integer' },
+    type: { type: 'string', enum: ['buy', 'sell'] },
+    wallet_address: ADDRESS,
+    token_address: ADDRESS,
+    quote_address: ADDRESS,
+    pool_address: ADDRESS,
+    dex: { type: ['string', 'null'] },
+    token_amount: { type: 'number' },
+    quote_amount: { type: 'number' },
+    amount_usd: NUMBER_OR_NULL,
+    market_cap_quote: { type: 'number' },
+    market_cap_usd: NUMBER_OR_NULL,
+    labels: { type: 'array', items: { type: 'string' } },
+    created_at: { type: 'integer', description: 'Block time, Unix ms' },
+  },
+};
+
+const candle = {
+  type: 'object',
+  required: ['start_at'],
+  properties: { start_at: { type: 'integer' }, open: NUMBER_OR_NULL, high: NUMBER_OR_NULL, low: NUMBER_OR_NULL, close: NUMBER_OR_NULL, volume: NUMBER_OR_NULL },
+};
+
+/** The `data` of each stream's events (SERVICE.md 6). Clients ignore fields they do not know. */
+const eventData: Record<LiveStream, Record<string, unknown>> = {
+  token_metadata: {
+    type: 'object',
+    description: 'Token metadata record (SERVICE.md 2.7), sent when a token’s names, image, description or links change.',
+    required: ['token_address', 'socials'],
+    properties: {
+      token_address: ADDRESS,
+      symbol: { type: ['string', 'null'] },
+      name: { type: ['string', 'null'] },
+      image_url: { type: ['string', 'null'] },
+      description: { type: ['string', 'null'] },
+      socials: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  },
+  candles: {
+    type: 'object',
+    description:
+      'Changed candles of one series, oldest first; the current candle is updated in place until it closes. `seq` counts events per (pool, interval, mode, currency) series. `subscription_id` is the first member when the subscription named one; clients ignore events whose id is not their current one.',
+    required: ['pool_address', 'interval', 'mode', 'currency', 'candles'],
+    properties: {
+      subscription_id: { type: 'string' },
+      pool_address: ADDRESS,
+      interval: { type: 'string', enum: ['1s', '15s', '1m', '15m', '1h', '6h', '24h'] },
+      mode: { type: 'string', enum: ['price', 'market_cap'] },
+      currency: { type: 'string', enum: ['usd', 'quote'] },
+      seq: { type: ['integer', 'null'] },
+      candles: { type: 'array', items: candle },
+    },
+  },
+  pool_metrics: {
+    type: 'object',
+    description: 'Pool metrics (SERVICE.md 6): slot, tx_index and ix_index locate the last trade included.',
+    required: ['pool_address', 'snapshot', 'totals'],
+    properties: {
+      pool_address: ADDRESS,
+      token_address: { type: ['string', 'null'] },
+      quote_address: { type: ['string', 'null'] },
+      pool_type: { type: ['string', 'null'], enum: ['bonding_curve', 'amm', 'cpmm', 'clmm', null] },
+      slot: { type: ['integer', 'null'] },
+      tx_index: { type: ['integer', 'null'] },
+      ix_index: { type: ['integer', 'null'] },
+      snapshot: { type: 'object' },
+      totals: { type: 'object' },
+      windowed: { type: ['object', 'null'] },
+      heat: { type: ['object', 'null'] },
+    },
+  },
+  token_trades: { ...tradeRecord, description: 'Every trade of the token in any of its pools, including pools created after subscribing (the AMM pool after graduation).' },
+  pool_trades: { ...tradeRecord, description: 'Every trade in the pool.' },
+};
+
+const WATCHED: Record<LiveStream, string> = {
+  token_metadata: 'Watches no item.',
+  candles: 'Watches one item: the pool.',
+  pool_metrics: 'Watches one item per address.',
+  token_trades: 'Watches one item: the token.',
+  pool_trades: 'Watches one item: the pool.',
+};
+
+const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).
+
+Choices where the specification is open:
+- Authentication: \`Authorization: Bearer <key>\` at the upgrade, or a first frame \`{"type":"auth","key":"..."}\` within 5 s (answered \`{"type":"auth","status":"ok"}\`; no reply is sent for the header). Frames that arrive before authentication completes (before or after the auth frame) are held and applied in order once it does, never rejected; at most 64 KiB of them. A later auth frame with the same account's key is answered ok again.
+- Close codes: ${CLOSE.invalidKey} invalid or revoked key (also when a key is revoked while connected), ${CLOSE.planRequired} plan in force is Free (also when the grace period ends), ${CLOSE.authTimeout} no auth frame within 5 s, ${CLOSE.limit} connection limit of the plan or the monthly message allowance past 110 %, ${CLOSE.badFrame} a frame over 16 KiB, not JSON, or not a JSON object, ${CLOSE.slowConsumer} slow consumer, ${CLOSE.goingAway} server shutting down, ${CLOSE.internal} internal error. A frame over 256 KiB (16 times the limit) or a text frame that is not UTF-8 is cut by the WebSocket layer without a close frame (1006).
+- Error frames: \`{"type":"error","code":4033,"error":"PLAN_REQUIRED","message":"...","stream":"markers"}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter; \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
+- Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools and tokens named, counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
+- Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
+- Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq.
+- Backpressure: a connection whose unsent data passes 1 MiB is a slow consumer. Its streams stop at once, so it never gets a frame after a missing one; once it reads again it gets what was queued and then close 4008. One that reads nothing for 2 s more is cut without a close frame. Other connections are not affected.
+- Keepalive: clients ping every 15 s; the server closes a connection silent for 32 s, and pings one that has been silent for 16 s. Compression is off.`;
+
+function streamChannel(stream: LiveStream) {
+  const payload = schemaOf(payloadSchemas[stream]);
+  const frame = (type: 'subscribe' | 'unsubscribe') => ({
+    name: `${type}_${stream}`,
+    title: `${type} ${stream}`,
+    payload: {
+      type: 'object',
+      required: ['type', 'stream', 'payload'],
+      properties: { type: { const: type }, stream: { const: stream }, payload },
+    },
+  });
+  return {
+    address: '/ws',
+    title: stream,
+    description: `${stream} events. ${WATCHED[stream]}`,
+    messages: {
+      subscribe: frame('subscribe'),
+      unsubscribe: frame('unsubscribe'),
+      event: {
+        name: `${stream}_event`,
+        title: `${stream} event`,
+        payload: { type: 'object', required: ['stream', 'data'], properties: { stream: { const: stream }, data: eventData[stream] } },
+      },
+    },
+  };
+}
+
+const STREAMS = Object.keys(payloadSchemas) as LiveStream[];
+
+const errorFrame = {
+  name: 'error',
+  title: 'error frame',
+  payload: {
+    type: 'object',
+    required: ['type', 'code', 'error', 'message', 'stream'],
+    properties: {
+      type: { const: 'error' },
+      code: { type: 'integer', enum: [4033, 4290] },
+      error: { type: 'string', enum: ['PLAN_REQUIRED', 'RATE_LIMITED'] },
+      message: { type: 'string' },
+      stream: { type: 'string' },
+    },
+  },
+};
+
+/** The document; a plain JSON-serializable object. */
+export const asyncapiDocument = {
+  asyncapi: '3.1.0',
+  info: { title: 'mds market data WebSocket', version: '1.0.0', description: DESCRIPTION },
+  defaultContentType: 'application/json',
+  servers: {
+    local: { host: '127.0.0.1:8080', protocol: 'ws', pathname: '/ws', security: [{ $ref: '#/components/securitySchemes/bearer' }] },
+  },
+  channels: {
+    control: {
+      address: '/ws',
+      title: 'control',
+      description: 'Authentication, keepalive and error frames.',
+      messages: {
+        auth: {
+          name: 'auth',
+          payload: { type: 'object', required: ['type', 'key'], properties: { type: { const: 'auth' }, key: { type: 'string' } } },
+        },
+        auth_ok: {
+          name: 'auth_ok',
+          payload: { type: 'object', required: ['type', 'status'], properties: { type: { const: 'auth' }, status: { const: 'ok' } } },
+        },
+        ping: { name: 'ping', payload: { type: 'object', required: ['type'], properties: { type: { const: 'ping' } } } },
+        pong: { name: 'pong', payload: { type: 'object', required: ['type'], properties: { type: { const: 'pong' } } } },
+        error: errorFrame,
+      },
+    },
+    ...Object.fromEntries(STREAMS.map((s) => [s, streamChannel(s)])),
+  },
+  operations: {
+    authenticate: {
+      action: 'receive',
+      channel: { $ref: '#/channels/control' },
+      messages: [{ $ref: '#/channels/control/messages/auth' }],
+      reply: { channel: { $ref: '#/channels/control' }, messages: [{ $ref: '#/channels/control/messages/auth_ok' }] },
+    },
+    ping: {
+      action: 'receive',
+      channel: { $ref: '#/channels/control' },
+      messages: [{ $ref: '#/channels/control/messages/ping' }],
+      reply: { channel: { $ref: '#/channels/control' }, messages: [{ $ref: '#/channels/control/messages/pong' }] },
+    },
+    sendError: { action: 'send', channel: { $ref: '#/channels/control' }, messages: [{ $ref: '#/channels/control/messages/error' }] },
+    ...Object.fromEntries(
+      STREAMS.flatMap((s) => [
+        [`subscribe_${s}`, { action: 'receive', channel: { $ref: `#/channels/${s}` }, messages: [{ $ref: `#/channels/${s}/messages/subscribe` }] }],
+        [`unsubscribe_${s}`, { action: 'receive', channel: { $ref: `#/channels/${s}` }, messages: [{ $ref: `#/channels/${s}/messages/unsubscribe` }] }],
+        [`send_${s}`, { action: 'send', channel: { $ref: `#/channels/${s}` }, messages: [{ $ref: `#/channels/${s}/messages/event` }] }],
+      ]),
+    ),
+  },
+  components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'API key at the upgrade; or send an auth frame within 5 s instead.' },
+    },
+  },
+  'x-close-codes': [
+    { code: CLOSE.invalidKey, meaning: 'Invalid or revoked key' },
+    { code: CLOSE.planRequired, meaning: 'Paid plan required (Free is REST only); also when the grace period ends' },
+    { code: CLOSE.authTimeout, meaning: 'No auth frame within 5 seconds' },
+    { code: CLOSE.limit, meaning: 'Connection limit, or the monthly message allowance past 110 %' },
+    { code: CLOSE.badFrame, meaning: 'Frame over 16 KiB, not JSON, or not a JSON object' },
+    { code: CLOSE.slowConsumer, meaning: 'Slow consumer: unsent data past 1 MiB; sent after the last whole frame it got' },
+    { code: CLOSE.goingAway, meaning: 'Server shutting down' },
+    { code: CLOSE.internal, meaning: 'Internal error handling a frame' },
+  ],
+  'x-streams-not-served': {
+    rankings: 'Waits for the discovery feeds; subscribing is ignored.',
+    pro: `${[...PRO_STREAMS].join(', ')}: error 4033 on Starter; ignored on Pro and Scale until served.`,
+  },
+} as const;

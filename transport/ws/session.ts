@@ -1,0 +1,322 @@
+import { TextDecoder } from 'node:util';
+import type { WebSocket } from 'uWebSockets.js';
+import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/connection.machine.ts';
+import type { AccountLimits } from '../../engine/account-limits.ts';
+import type { Config } from '../../engine/config.ts';
+import type { KeyStore } from '../../engine/keys.ts';
+import type { Logger } from '../../engine/log.ts';
+import type { Metrics } from '../../engine/metrics.ts';
+import { bearerToken } from '../http/request.ts';
+import type { AccountEntry, Channel, Hub, HubConnection } from './hub.ts';
+import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type Subscription } from './protocol.ts';
+
+/** The candle resume read of the engine (MarketQuery.candleResume). */
+export interface CandleResumeSource {
+  candleResume(req: {
+    pool_address: string;
+    interval: CandleIntervalName;
+    mode: 'price' | 'market_cap';
+    currency: 'usd' | 'quote';
+    afterSeq?: number;
+    afterTime?: number;
+  }): { seq: number; candles: unknown[] } | null;
+}
+
+/** The engine's publisher: a new candle subscription is served from the next flush on. */
+export interface CandleWatch {
+  candleSubscribed(pool: string): void;
+}
+
+/** What uWS keeps per socket: the header read at the upgrade, then the connection. */
+export interface UserData {
+  authorization: string;
+  connection: Connection | null;
+}
+
+/** What every connection shares. */
+export interface SessionContext {
+  config: Config['ws'];
+  log: Logger;
+  keys: KeyStore;
+  limits: AccountLimits;
+  hub: Hub;
+  metrics: Metrics;
+  market?: CandleResumeSource;
+  candleWatch?: CandleWatch;
+  /** Open connections, for closing them all at shutdown. */
+  connections: Set<Connection>;
+}
+
+/** Status of uWS `send`: 2 = dropped (past maxBackpressure). */
+const SEND_DROPPED = 2;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One WebSocket connection: the connection actor of ARCHITECTURE.md. Its lifecycle is
+ * the xstate machine of actors/connection (advanced with pure transitions); frames,
+ * subscriptions and counters are plain state here, so per-frame work never goes
+ * through xstate.
+ *
+ * Frames that arrive before authentication completes are held (bounded by
+ * `ws.heldBytesMax`) and applied in order once it does; never rejected.
+ */
+export class Connection implements HubConnection {
+  ws: WebSocket<UserData> | null;
+  account: AccountEntry | null = null;
+  readonly channels = new Map<Channel, number>();
+  checkedTurn = -1;
+  dropped = false;
+  private lifecycle: ConnectionSnapshot = initialConnection;
+  /** By Subscription.key; created on the first subscribe. */
+  private subscriptions: Map<string, Subscription> | null = null;
+  private held: Record<string, unknown>[] | null = null;
+  private heldBytes = 0;
+  /** The auth deadline, then the stall grace of a slow consumer. */
+  private timer: NodeJS.Timeout | null = null;
+  /** Whether limits.openConnection gave this connection a slot. */
+  private slot = false;
+  /** How the close is counted in metrics: the code the server sent, or why it cut the socket. */
+  private closeLabel: string | null = null;
+
+  constructor(ws: WebSocket<UserData>, private readonly ctx: SessionContext) {
+    this.ws = ws;
+  }
+
+  get state() {
+    return stateOf(this.lifecycle);
+  }
+
+  /** uWS `open`: authenticates from the upgrade's Authorization header, or waits for an auth frame. */
+  open(authorization: string): void {
+    this.ctx.connections.add(this);
+    this.ctx.metrics.wsConnections.inc();
+    if (authorization !== '') {
+      const key = bearerToken(authorization);
+      if (key === null) return this.close(CLOSE.invalidKey, 'invalid key');
+      return this.authenticate(key, false);
+    }
+    const ms = this.ctx.config.authTimeoutMs;
+    this.timer = setTimeout(() => this.close(CLOSE.authTimeout, `no auth frame within ${ms} ms`), ms);
+  }
+
+  /** uWS `message`: one client frame. The ArrayBuffer is only valid during this call. */
+  onMessage(message: ArrayBuffer, isBinary: boolean): void {
+    const state = this.state;
+    if (state === 'closing' || state === 'closed') return;
+    const max = this.ctx.config.frameBytesMax;
+    if (message.byteLength > max) return this.close(CLOSE.badFrame, `frame over ${max} bytes`);
+    let frame: unknown;
+    try {
+      frame = JSON.parse(isBinary ? utf8.decode(message) : Buffer.from(message).toString('utf8'));
+    } catch {
+      // JSON.parse or the UTF-8 decoder: either way the frame is not JSON text.
+      return this.close(CLOSE.badFrame, 'frame is not JSON');
+    }
+    if (!isObject(frame)) return this.close(CLOSE.badFrame, 'frame is not a JSON object');
+    if (state === 'authenticated') return this.apply(frame);
+    if (frame.type === 'auth') return this.authenticate(frame.key, true);
+    this.heldBytes += message.byteLength;
+    if (this.heldBytes > this.ctx.config.heldBytesMax) return this.close(CLOSE.badFrame, 'too much sent before authentication');
+    (this.held ??= []).push(frame);
+  }
+
+  /** uWS `drain`: a slow consumer reads again, so its close frame can follow its last frame. */
+  onDrain(): void {
+    if (this.state === 'closing') this.close(CLOSE.slowConsumer, 'slow consumer');
+  }
+
+  /**
+   * A slow consumer (hub): its streams stop now, so it never sees a frame after a gap;
+   * it is closed with 4008 once its socket drains, or cut after the stall grace.
+   */
+  slow(): void {
+    if (this.state !== 'authenticated') return;
+    this.transition({ type: 'connection.slow' });
+    this.ctx.hub.leaveAll(this);
+    this.timer = setTimeout(() => this.cut(), this.ctx.config.stalledGraceMs);
+  }
+
+  /** Sends the close frame (uWS calls `onClosed` before `end` returns). */
+  close(code: number, reason: string): void {
+    const ws = this.ws;
+    if (!ws) return;
+    this.closeLabel ??= String(code);
+    ws.end(code, reason);
+  }
+
+  /** uWS `close`: the socket is gone (any cause); releases everything it held. */
+  onClosed(code: number): void {
+    if (this.state === 'closed') return;
+    this.ws = null;
+    this.transition({ type: 'connection.close' });
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const { hub, limits, metrics } = this.ctx;
+    const entry = this.account;
+    hub.exit(this);
+    if (entry && this.subscriptions) {
+      for (const sub of this.subscriptions.values()) if (sub.items.length) limits.unwatch(entry.account.id, sub.items);
+    }
+    this.subscriptions = null;
+    this.held = null;
+    if (entry && this.slot) limits.closeConnection(entry.account.id);
+    this.slot = false;
+    metrics.wsCloses.inc({ code: this.closeLabel ?? (code === 1006 ? '1006' : 'client') });
+    metrics.wsConnections.dec();
+    this.ctx.connections.delete(this);
+  }
+
+  /** A stalled slow consumer: no close frame can get through, so the socket is closed outright. */
+  private cut(): void {
+    this.timer = null;
+    const ws = this.ws;
+    if (!ws || this.state !== 'closing') return;
+    this.closeLabel = 'stalled';
+    ws.close();
+  }
+
+  private transition(event: ConnectionEvent): void {
+    this.lifecycle = step(this.lifecycle, event);
+  }
+
+  private authenticate(key: unknown, byFrame: boolean): void {
+    const { keys, limits, hub } = this.ctx;
+    const account = typeof key === 'string' ? keys.verify(key) : null;
+    if (!account) return this.close(CLOSE.invalidKey, 'invalid key');
+    if (limits.planOf(account).plan === 'free') return this.close(CLOSE.planRequired, 'streams need a paid plan');
+    if (!limits.countMessages(account, 0)) return this.close(CLOSE.limit, 'monthly message allowance used');
+    if (!limits.openConnection(account)) return this.close(CLOSE.limit, 'connection limit of the plan reached');
+    this.slot = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.transition({ type: 'connection.authenticate' });
+    hub.enter(account, this);
+    if (byFrame) this.sendControl(AUTH_OK_FRAME);
+    const held = this.held;
+    this.held = null;
+    if (!held) return;
+    for (const frame of held) {
+      if (this.state !== 'authenticated') return;
+      this.apply(frame);
+    }
+  }
+
+  /** One frame of an authenticated connection. Unknown types are ignored. */
+  private apply(frame: Record<string, unknown>): void {
+    switch (frame.type) {
+      case 'ping':
+        return this.sendControl(PONG_FRAME);
+      case 'subscribe':
+        return this.subscribe(frame);
+      case 'unsubscribe':
+        return this.unsubscribe(frame);
+      case 'auth': {
+        // A repeated auth frame (a client that always sends one): fine for the same account.
+        const account = typeof frame.key === 'string' ? this.ctx.keys.verify(frame.key) : null;
+        if (!account || account.id !== this.account?.account.id) return this.close(CLOSE.invalidKey, 'invalid key');
+        return this.sendControl(AUTH_OK_FRAME);
+      }
+    }
+  }
+
+  /** The subscription a subscribe/unsubscribe frame names; null: ignore it (SERVICE.md 7.2). */
+  private named(frame: Record<string, unknown>, subscribing: boolean): Subscription | null {
+    const { stream, payload } = frame;
+    if (typeof stream !== 'string' || !isObject(payload)) return null;
+    if (PRO_STREAMS.has(stream)) {
+      // Not implemented yet for Pro and Scale; other plans hear why they get nothing.
+      if (subscribing && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
+        this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
+      }
+      return null;
+    }
+    return parseSubscription(stream, payload);
+  }
+
+  private subscribe(frame: Record<string, unknown>): void {
+    const sub = this.named(frame, true);
+    if (!sub) return;
+    const { hub, limits, config } = this.ctx;
+    const subscriptions = (this.subscriptions ??= new Map());
+    if (!subscriptions.has(sub.key)) {
+      if (subscriptions.size >= config.subscriptionsMax) {
+        return this.sendControl(errorFrame(4290, `at most ${config.subscriptionsMax} subscriptions per connection`, sub.stream));
+      }
+      if (sub.items.length && !limits.watch(this.account!.account, sub.items)) {
+        return this.sendControl(errorFrame(4290, 'watched items limit of the plan reached', sub.stream));
+      }
+      subscriptions.set(sub.key, sub);
+      for (const ref of sub.channels) hub.join(this, ref);
+      if (sub.stream === 'candles') this.ctx.candleWatch?.candleSubscribed(sub.items[0]!);
+    }
+    if (sub.resume) this.resume(sub);
+  }
+
+  private unsubscribe(frame: Record<string, unknown>): void {
+    const named = this.named(frame, false);
+    const sub = named && this.subscriptions?.get(named.key);
+    if (!sub) return;
+    this.subscriptions!.delete(sub.key);
+    for (const ref of sub.channels) this.ctx.hub.leave(this, ref);
+    if (sub.items.length) this.ctx.limits.unwatch(this.account!.account.id, sub.items);
+  }
+
+  /**
+   * candles with resume_after_seq / resume_after_time: one frame with what changed
+   * since, sent right after subscribing. Live frames published later carry later seqs,
+   * and none published before the subscribe reached this connection, so the client
+   * sees no gap and no repeat.
+   */
+  private resume(sub: Subscription): void {
+    const market = this.ctx.market;
+    const p = sub.resume!.payload;
+    if (!market) return;
+    let result: ReturnType<CandleResumeSource['candleResume']>;
+    try {
+      result = market.candleResume({
+        pool_address: p.pool_address,
+        interval: p.interval,
+        mode: p.mode,
+        currency: p.currency,
+        afterSeq: p.resume_after_seq,
+        afterTime: p.resume_after_time,
+      });
+    } catch (err) {
+      this.ctx.log.error({ err, pool: p.pool_address }, 'ws: candle resume failed');
+      return;
+    }
+    if (!result) return;
+    const data = {
+      ...(p.subscription_id === undefined ? {} : { subscription_id: p.subscription_id }),
+      pool_address: p.pool_address,
+      interval: p.interval,
+      mode: p.mode,
+      currency: p.currency,
+      seq: result.seq,
+      candles: result.candles,
+    };
+    if (this.send(JSON.stringify({ stream: 'candles', data }))) this.ctx.hub.countDirect(this, 1);
+  }
+
+  /** Control frames (auth, pong, errors) do not count toward the message allowance. */
+  private sendControl(frame: string): void {
+    this.send(frame);
+  }
+
+  /**
+   * Sends to this socket alone. Nothing more is sent once a frame was dropped (the
+   * stream must end there). A socket past the soft limit from direct sends alone (a
+   * ping flood it never reads) is a slow consumer too.
+   */
+  private send(frame: string): boolean {
+    const ws = this.ws;
+    if (!ws || this.dropped || this.state !== 'authenticated') return false;
+    const status = ws.send(frame, false, false);
+    if (status === SEND_DROPPED) return false;
+    if (status !== 1 && ws.getBufferedAmount() > this.ctx.config.backpressureBytes) this.slow();
+    return true;
+  }
+}
