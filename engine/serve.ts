@@ -1,4 +1,4 @@
-import { createServer } from '../transport/index.ts';
+import { createServer, mountWebSocket } from '../transport/index.ts';
 import { loadCursorSecret } from '../transport/http/cursor.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -30,6 +30,8 @@ export async function serve(config: Config): Promise<void> {
   const limits = createLimits({ plans: config.plans, clock: wall, storage: engine.storage, log: log.child({ part: 'limits' }) });
   const cursorSecret = await loadCursorSecret(engine.storage);
   const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
+  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, market: engine.query.market, candleWatch: engine.publisher });
+  engine.attachTopics(ws.sink);
   const port = await server.listen();
   log.info({ host: config.host, port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
   const source = engine.createSource(config.source);
@@ -40,6 +42,7 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
+    ws.close();
     server.close();
     await limits.close();
     await engine.stop();

@@ -12,3 +12,6 @@ export type { Admission, BeforeHandle, Route, RouteContext, RouteHandler, RouteS
 export { page, rawBody, Page, RawBody } from './envelope.ts';
 /** Envelope shapes of SERVICE.md 2.1 and 7.1. */
 export type { FailureEnvelope, Pagination, SuccessEnvelope } from './envelope.ts';
+/** The /ws endpoint on the server's uWS app; its sink carries the engine's live frames. */
+export { mountWebSocket } from './ws/index.ts';
+export type { WebSocketDeps, WebSocketEndpoint } from './ws/index.ts';

@@ -1,3 +1,4 @@
+import { WebSocket } from 'ws';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,17 @@ describe('mds CLI', () => {
       const price = await fetch(`http://127.0.0.1:${port}/v1/market/sol-price`, { headers: { authorization: `Bearer ${key}` } });
       expect(await price.json()).toEqual({ code: 0, error: null, message: 'OK', data: { price_usd: 180, updated_at: (quote_price!.at as number) + 60_000 } });
       expect(price.status).toBe(200);
+      // The plans' headers are on, and /ws shares the port.
+      expect(price.headers.get('ratelimit-limit')).toBe('25');
+      expect(Number(price.headers.get('x-quota-remaining'))).toBe(2_000_000 - 1);
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { authorization: `Bearer ${key}` } });
+      const pong = await new Promise<string>((resolve, reject) => {
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'ping' })));
+        socket.on('message', (data) => resolve(data.toString()));
+        socket.on('error', reject);
+      });
+      expect(JSON.parse(pong)).toEqual({ type: 'pong' });
+      socket.close();
       const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
