@@ -35,6 +35,34 @@ const fromRow = (row: CandleRow): StoredCandle => {
 export const WRITE_AT = 32;
 
 
+/** Doubles per row in a snapshot: a length, then up to 30 numbers of a StoredCandle. */
+const ROW_WIDTH = 31;
+
+/**
+ * The buffer as one binary blob for the pool's snapshot: msgpack copies bytes, where an
+ * array of rows of doubles costs it ~9 bytes and a type check per number (the buffer
+ * was most of a pool's snapshot encoding time).
+ */
+export function encodeRows(rows: readonly CandleRow[]): Uint8Array {
+  const out = new Float64Array(rows.length * ROW_WIDTH);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    const o = r * ROW_WIDTH;
+    out[o] = row.length;
+    for (let k = 0; k < row.length; k++) out[o + 1 + k] = row[k]!;
+  }
+  return new Uint8Array(out.buffer);
+}
+
+export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined): CandleRow[] {
+  if (!bytes) return [];
+  if (Array.isArray(bytes)) return bytes;
+  const data = new Float64Array(new Uint8Array(bytes).buffer);
+  const rows: CandleRow[] = [];
+  for (let o = 0; o + ROW_WIDTH <= data.length; o += ROW_WIDTH) rows.push(Array.from(data.subarray(o + 1, o + 1 + data[o]!)));
+  return rows;
+}
+
 export class PoolClosedCandles implements ClosedCandleStore {
   /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
   buffer: CandleRow[];

@@ -147,7 +147,8 @@ export class DistinctCounter {
   /** The state to persist, as bytes (msgpack keeps bytes, not typed array types). */
   state(): CounterState {
     if (this.registers !== null) return { dense: true, bytes: this.registers };
-    return { dense: false, bytes: new Uint8Array(this.hashes!.slice(0, this.n).buffer) };
+    // A view, not a copy: a snapshot is encoded as it is written.
+    return { dense: false, bytes: new Uint8Array(this.hashes!.buffer, 0, this.n * 4) };
   }
 }
 

@@ -6,7 +6,7 @@ import { compareKey, keyOf, type StoredTrade, type TradesRepo } from '../../stor
 import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
-import { PoolClosedCandles, type CandleRow } from './closed-candles.ts';
+import { PoolClosedCandles, decodeRows, encodeRows } from './closed-candles.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
@@ -67,7 +67,8 @@ function lastIndexOf(unsaved: StoredTrade[], e: SwapEvent): number {
 
 interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct'> {
   candles: unknown;
-  closed: CandleRow[];
+  /** The closed-candle buffer, encodeRows'd. */
+  closed: Uint8Array;
   windows: unknown;
   distinct: ReturnType<DistinctWallets["toSnapshot"]>;
 }
@@ -119,11 +120,11 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       state.unsaved = [];
     },
     toSnapshot(state): PoolSnapshot {
-      return { ...state, candles: state.candles.toSnapshot(), closed: state.closed.buffer, windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
+      return { ...state, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;
-      const closed = new PoolClosedCandles(s.pool_address, candles, s.closed ?? []);
+      const closed = new PoolClosedCandles(s.pool_address, candles, decodeRows(s.closed));
       return {
         ...s,
         closed,
