@@ -22,6 +22,8 @@ export interface SolPrice {
 export interface Query {
   /** Pools, tokens and trades (absent in transport-only tests). */
   market?: import('./market/market-query.ts').MarketQuery;
+  /** Token search and the pool list (absent in transport-only tests). */
+  research?: import('./market/research-feed.ts').ResearchFeed;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -20,9 +20,10 @@ import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow,
  *   5 s for 5m, 1 min for 1h, 6 min for 6h, 24 min for 24h), so each record notes the
  *   bucket ("epoch") it was read in, and a search by that window re-reads the tokens
  *   whose value is not 0 and was read in another bucket. A 0 stays 0 until a trade,
- *   and a trade makes the token dirty anyway. The 24h window is thus re-read at most
- *   once per 24 minutes per token; the 5m window once per 5 s, for the few tokens
- *   that traded in the last 5 minutes.
+ *   and a trade makes the token dirty anyway. A refresh leaves the windows unread
+ *   (-1): the first search by a window reads them. The 24h window is thus re-read at
+ *   most once per 24 minutes per untouched token; the 5m window once per 5 s, for the
+ *   few tokens that traded in the last 5 minutes.
  */
 
 /** The windows of the search route, in the order of `TokenRecord.window_usd`. */
@@ -87,7 +88,8 @@ export class TokenSearchFeed {
       created_at: r.created_at,
       market_cap_usd: price === null ? 0 : r.market_cap_quote * price,
       liquidity_usd: price === null ? 0 : r.liquidity_quote * price,
-      volume_usd_by_window: { all: r.volume_usd, '5m': r.window_usd[0], '1h': r.window_usd[1], '6h': r.window_usd[2], '24h': r.window_usd[3] },
+      // -1 (not read yet) keys as 0: a search by that window reads it first (syncWindow).
+      volume_usd_by_window: { all: r.volume_usd, '5m': Math.max(0, r.window_usd[0]), '1h': Math.max(0, r.window_usd[1]), '6h': Math.max(0, r.window_usd[2]), '24h': Math.max(0, r.window_usd[3]) },
       trader_count: r.trader_count,
     };
   }
@@ -100,10 +102,11 @@ export class TokenSearchFeed {
   }
 
   /**
-   * Brings one window's values to the bucket `epoch`: `reread` gives a token's record
-   * read now (null keeps the old one).
+   * Brings one window's values to the bucket `epoch`: every record whose value is not
+   * 0 (-1, not read, included) and was read in another bucket is re-read by `reread`
+   * (null keeps the old one).
    */
-  syncWindow(window: SearchWindow, epoch: number, reread: (token: string) => TokenRecord | null): void {
+  syncWindow(window: SearchWindow, epoch: number, reread: (record: TokenRecord) => TokenRecord | null): void {
     const i = SEARCH_WINDOWS.indexOf(window);
     if (this.windowSynced[i] === epoch) return;
     // A wall clock can cross a bucket during the pass: then the values are mixed and
@@ -112,7 +115,7 @@ export class TokenSearchFeed {
     // Setting an existing key while iterating a Map visits nothing twice.
     for (const r of this.records.values()) {
       if (r.window_usd[i] === 0 || r.window_epoch[i] === epoch) continue;
-      const fresh = reread(r.token_address);
+      const fresh = reread(r);
       if (!fresh) {
         mixed = true;
         continue;

@@ -4,6 +4,9 @@ import { poolCandlesRoute, poolOverview, poolsMetrics, poolTradesRoute } from '.
 import { tokenOverview, tokenPools, tokensMany, tokenTradesRoute } from './handlers/tokens.ts';
 import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf, order, startTime } from './params.ts';
 import { health, metrics } from './handlers/system.ts';
+import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
+import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
+import { openApiRoute } from './openapi.ts';
 import { defineRoute, type Route } from './route.ts';
 
 /**
@@ -15,7 +18,10 @@ import { defineRoute, type Route } from './route.ts';
 export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
+  // Built from this table when first asked for, so it lists every route, later ones included.
+  defineRoute({ pattern: '/openapi.json', auth: false, handler: () => openApiRoute(ROUTES) }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
+  defineRoute({ pattern: '/v1/pools', auth: true, query: poolListQuery, handler: poolListRoute }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
   defineRoute({ pattern: '/v1/pools/metrics', auth: true, query: z.object({ addresses: addressList(50) }), handler: poolsMetrics }),
   defineRoute({
@@ -50,6 +56,7 @@ export const ROUTES: readonly Route[] = [
     version: ({ params, deps }) => deps.query.market?.candlesVersion(params.pool_address) ?? null,
   }),
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
+  defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
   defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), handler: tokenPools }),
   defineRoute({

@@ -1,0 +1,395 @@
+import type { Logger } from 'pino';
+import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
+import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
+import type { Storage } from '../../storage/lmdb.ts';
+import type { Clock } from '../clock.ts';
+import { KNOWN_MINTS, USDC, WSOL, type IngestEvent } from '../ingest/events.ts';
+import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
+import type { SearchMatch, SearchOrder, SearchPosition, SearchSort, SearchWindow } from '../search/token-index.ts';
+import type { ActorHost } from '../supervisor/host.ts';
+import type { MarketQuery } from './market-query.ts';
+import { PoolDirectory, type PoolPosition, type PoolSort } from './pool-list.ts';
+import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrices } from './search-feed.ts';
+
+/**
+ * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,
+ * fed from the engine's applied events.
+ *
+ * Flow: `onApplied` (every applied batch, start-up replay included) marks the pools
+ * and tokens an event touches as dirty: a few Set insertions per event, nothing else
+ * on the ingest path. `refresh` recomputes dirty records from actor state: on a
+ * timer, a bounded slice of time per tick, and fully before every query and every
+ * checkpoint. A record is a function of the actors' state only (see
+ * research-store.ts), so when and in what order records are refreshed never shows in
+ * an answer: the same events give the same responses byte for byte.
+ *
+ * What touches what: a swap its pool and the pool's tokens (base, and quote when the
+ * quote is a token); a pool event the same; a token event the token; a migration the
+ * token and both pools; a wSOL/USDC price the tokens whose main pool depends on it
+ * (multi_quote). The main pool is `MarketQuery.tokenPools(token)[0]`, the most liquid.
+ */
+
+export interface ResearchFeedDeps {
+  hosts: { pools: ActorHost<PoolState>; tokens: ActorHost<TokenState>; quotePrices: ActorHost<QuotePriceState> };
+  market: MarketQuery;
+  clock: Clock;
+  storage: Storage;
+  log: Logger;
+}
+
+export interface TokenSearchRequest {
+  q: string;
+  match: SearchMatch;
+  sort: SearchSort;
+  order: SearchOrder;
+  window?: SearchWindow;
+  limit: number;
+  after?: SearchPosition;
+  /** Prices USD sorts are keyed at: the cursor's; the current ones when absent. */
+  prices?: QuotePrices;
+}
+
+export interface PoolListRequest {
+  base?: string;
+  quote?: string;
+  sort: PoolSort;
+  order: 'asc' | 'desc';
+  limit: number;
+  after?: PoolPosition;
+  prices?: QuotePrices;
+}
+
+export interface ResearchPage<T, P> {
+  items: T[];
+  next: P | null;
+  /** The prices this page was ordered with; the next page's cursor carries them. */
+  prices: QuotePrices;
+}
+
+/** How often the timer refreshes dirty records, and the time it may take per tick. */
+const REFRESH_INTERVAL_MS = 1_000;
+const REFRESH_SLICE_MS = 20;
+
+export class ResearchFeed {
+  readonly tokens = new TokenSearchFeed();
+  readonly pools = new PoolDirectory();
+  private readonly store: ResearchStore;
+  /** Pool → the tokens whose records depend on it (base; quote when a token). */
+  private readonly poolTokens = new Map<string, string[]>();
+  private readonly dirtyPools = new Set<string>();
+  private readonly dirtyTokens = new Set<string>();
+  /** Refreshed since the last checkpoint wrote them. */
+  private readonly unsavedPools = new Set<string>();
+  private readonly unsavedTokens = new Set<string>();
+  private readonly multiQuote = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: ResearchFeedDeps) {
+    this.store = new ResearchStore(deps.storage, deps.log);
+    this.load();
+  }
+
+  /** Records of the last checkpoint; in a data directory older than them, every actor marked dirty once. */
+  private load(): void {
+    const started = performance.now();
+    const pools = [...this.store.pools()];
+    this.pools.load(pools);
+    for (const p of pools) this.linkPool(p.pool_address, p.base_address, p.quote_address);
+    for (const t of this.store.tokens()) {
+      this.tokens.put(t);
+      if (t.multi_quote) this.multiQuote.add(t.token_address);
+    }
+    if (this.store.needsRebuild()) {
+      for (const pool of this.store.snapshotKeys('pool')) this.dirtyPools.add(pool);
+      for (const token of this.store.snapshotKeys('token')) this.dirtyTokens.add(token);
+      this.deps.log.warn({ pools: this.dirtyPools.size, tokens: this.dirtyTokens.size }, 'no research records yet: rebuilding them from the actors');
+    }
+    const ms = Math.round(performance.now() - started);
+    if (this.pools.size || this.tokens.size) this.deps.log.info({ pools: this.pools.size, tokens: this.tokens.size, ms }, 'research records loaded');
+  }
+
+  private linkPool(pool: string, base: string, quote: string): void {
+    if (!this.poolTokens.has(pool)) this.poolTokens.set(pool, quote in KNOWN_MINTS ? [base] : [base, quote]);
+  }
+
+  /** Marks what a batch of applied events touched; see the file comment. Cheap: it runs on the ingest path. */
+  onApplied(events: readonly IngestEvent[]): void {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      switch (e.type) {
+        case 'swap':
+          this.touchPool(e.pool_address);
+          break;
+        case 'pool':
+          this.linkPool(e.pool_address, e.base_address, e.quote_address);
+          this.touchPool(e.pool_address);
+          break;
+        case 'token':
+          this.dirtyTokens.add(e.token_address);
+          break;
+        case 'migration':
+          this.dirtyTokens.add(e.token_address);
+          this.touchPool(e.from_pool_address);
+          this.touchPool(e.to_pool_address);
+          break;
+        case 'quote_price':
+          if (e.quote_address in KNOWN_MINTS) for (const token of this.multiQuote) this.dirtyTokens.add(token);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private touchPool(pool: string): void {
+    this.dirtyPools.add(pool);
+    const tokens = this.poolTokens.get(pool);
+    if (tokens) for (const token of tokens) this.dirtyTokens.add(token);
+  }
+
+  /** Starts the refresh timer (after the start-up replay). */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      try {
+        this.refresh(performance.now() + REFRESH_SLICE_MS);
+      } catch (err) {
+        // A read that fails here fails again before the next query, which answers 5000.
+        this.deps.log.error({ err }, 'research refresh failed');
+      }
+    }, REFRESH_INTERVAL_MS).unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Dirty records still waiting for a refresh (tests, metrics). */
+  get pending(): number {
+    return this.dirtyPools.size + this.dirtyTokens.size;
+  }
+
+  /** Recomputes dirty records until done or past `deadline` (performance.now()); true when none is left. */
+  refresh(deadline = Infinity): boolean {
+    return this.refreshPools(deadline) && this.refreshTokens(deadline);
+  }
+
+  private refreshPools(deadline = Infinity): boolean {
+    // Deleting the visited entry while iterating a Set is safe.
+    for (const pool of this.dirtyPools) {
+      if (deadline !== Infinity && performance.now() > deadline) return false;
+      this.dirtyPools.delete(pool);
+      const record = this.poolRecord(pool);
+      if (!record) continue;
+      this.pools.upsert(record);
+      this.linkPool(pool, record.base_address, record.quote_address);
+      this.unsavedPools.add(pool);
+    }
+    return true;
+  }
+
+  private refreshTokens(deadline = Infinity): boolean {
+    for (const token of this.dirtyTokens) {
+      if (deadline !== Infinity && performance.now() > deadline) return false;
+      this.dirtyTokens.delete(token);
+      const record = this.tokenRecord(token);
+      if (record) this.putToken(record);
+    }
+    return true;
+  }
+
+  private putToken(record: TokenRecord): void {
+    this.tokens.put(record);
+    this.unsavedTokens.add(record.token_address);
+    if (record.multi_quote) this.multiQuote.add(record.token_address);
+    else this.multiQuote.delete(record.token_address);
+  }
+
+  /**
+   * Refreshes everything dirty and queues the changed records; called by the engine's
+   * checkpoint in the same event-loop turn as the checkpoint seq, so both commit in
+   * one transaction. Returns the number of records written.
+   */
+  persist(): number {
+    try {
+      this.refresh();
+    } catch (err) {
+      // The stored records would no longer match the checkpoint: the next start
+      // rebuilds them from the actors instead, and the checkpoint goes on.
+      this.deps.log.error({ err }, 'research records not refreshed at the checkpoint; the next start rebuilds them');
+      this.store.invalidate();
+      return 0;
+    }
+    const pools = [...this.unsavedPools].map((p) => this.pools.get(p)!);
+    const tokens = [...this.unsavedTokens].map((t) => this.tokens.get(t)!);
+    this.unsavedPools.clear();
+    this.unsavedTokens.clear();
+    return this.store.write(pools, tokens);
+  }
+
+  private poolRecord(pool: string): PoolRecord | null {
+    const s = this.deps.hosts.pools.get(pool);
+    const info = s?.info;
+    if (!s || !info) return null;
+    return {
+      pool_address: pool,
+      base_address: info.base_address,
+      quote_address: info.quote_address,
+      created_at: info.created_at,
+      liquidity_quote: liquidityQuote(s as PoolState),
+      volume_usd: s.totals.volume_usd ?? 0,
+    };
+  }
+
+  /**
+   * A token's record read from its actors now; null for a token without a pool. Reads
+   * the main pool's state directly (the arithmetic of views.ts snapshotOf) and leaves
+   * the window volumes unread (-1): reading a pool's windows is most of the cost of a
+   * refresh, and only a search by window volume needs them (`windowRecord`).
+   */
+  private tokenRecord(token: string): TokenRecord | null {
+    const { hosts, market } = this.deps;
+    const state = hosts.tokens.get(token) as TokenState | undefined;
+    if (!state || state.pools.length === 0) return null;
+    // One pool (most tokens) is its own main pool: no need to rank.
+    const only = state.pools.length === 1 ? hosts.pools.get(state.pools[0]!) : undefined;
+    const pools = only ? (only.info ? [only as PoolState] : []) : market.tokenPools(token);
+    const main = pools[0];
+    if (!main) return null;
+    const info = main.info!;
+    const meta = metadataRecord(state);
+    let multiQuote = false;
+    for (const p of pools) {
+      const quote = p.info!.quote_address;
+      if (p.info!.base_address === token && quote !== info.quote_address && (quote in KNOWN_MINTS || info.quote_address in KNOWN_MINTS)) multiQuote = true;
+    }
+    return {
+      token_address: token,
+      name: meta.name,
+      symbol: meta.symbol,
+      pool_address: main.pool_address,
+      quote_address: info.quote_address,
+      created_at: info.created_at,
+      market_cap_quote: spotPrice(main) * (main.supply ?? 0),
+      liquidity_quote: liquidityQuote(main),
+      volume_usd: main.totals.volume_usd ?? 0,
+      trader_count: main.distinct.traders.count,
+      window_usd: [-1, -1, -1, -1],
+      window_epoch: [NaN, NaN, NaN, NaN],
+      multi_quote: multiQuote,
+    };
+  }
+
+  /** The record with its main pool's USD volume per window read now. */
+  private windowRecord(record: TokenRecord): TokenRecord | null {
+    const main = this.deps.hosts.pools.get(record.pool_address);
+    if (!main?.info) return null;
+    const now = this.deps.clock.now();
+    const windowed = main.windows.read(now);
+    const windowUsd = SEARCH_WINDOWS.map((w) => {
+      const i = windowed.t.indexOf(w);
+      return i < 0 ? 0 : (windowed.v[i]![1] ?? 0);
+    }) as TokenRecord['window_usd'];
+    return { ...record, window_usd: windowUsd, window_epoch: windowEpochs(now) };
+  }
+
+  /** Latest USD prices of wSOL and USDC. */
+  currentPrices(): QuotePrices {
+    const price = (mint: string) => {
+      const state = this.deps.hosts.quotePrices.get(mint);
+      return state ? (latestQuotePrice(state)?.price_usd ?? null) : null;
+    };
+    return [price(WSOL), price(USDC)];
+  }
+
+  /** GET /v1/tokens/search: one page of SERVICE.md 2.2 items. */
+  searchTokens(req: TokenSearchRequest): ResearchPage<SearchItem, SearchPosition> {
+    this.refresh();
+    const prices = req.prices ?? this.currentPrices();
+    if (req.sort === 'market_cap_usd' || req.sort === 'liquidity_usd') this.tokens.syncUsd(prices);
+    if (req.sort === 'volume_usd' && req.window !== undefined) {
+      const epoch = windowEpochs(this.deps.clock.now())[SEARCH_WINDOWS.indexOf(req.window)]!;
+      // Not marked unsaved: a stored record keeps the bucket its values were read in,
+      // so after a restart a stale or missing one is simply read again.
+      this.tokens.syncWindow(req.window, epoch, (current) => this.windowRecord(current));
+    }
+    const page = this.tokens.search({ q: req.q, match: req.match, sort: req.sort, order: req.order, window: req.window, limit: req.limit, after: req.after });
+    const items = page.ids.map((id) => this.searchItem(id, req.window)).filter((x): x is SearchItem => x !== null);
+    return { items, next: page.next, prices };
+  }
+
+  /** GET /v1/pools: one page of pools with their snapshot. */
+  listPools(req: PoolListRequest): ResearchPage<PoolItem, PoolPosition> {
+    this.refreshPools();
+    const prices = req.prices ?? this.currentPrices();
+    const page = this.pools.list(req, (quote) => priceIn(prices, quote));
+    const items = page.pools.map((p) => this.poolItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
+    return { items, next: page.next, prices };
+  }
+
+  /** SERVICE.md 2.2 from the token's main pool, read now; volumes and counts over `window`, else all time. */
+  private searchItem(token: string, window: SearchWindow | undefined) {
+    const { hosts, market } = this.deps;
+    const state = hosts.tokens.get(token) as TokenState | undefined;
+    const main = state ? market.tokenPools(token)[0] : undefined;
+    const metrics = main ? market.poolMetrics(main.pool_address) : null;
+    if (!state || !main || !metrics) return null;
+    const info = main.info!;
+    const { snapshot, totals } = metrics;
+    const windowed = metrics.windowed;
+    let volume: [number, number | null] = [totals.volume_quote, totals.volume_usd];
+    let counts = [totals.buy_count, totals.sell_count];
+    if (window !== undefined) {
+      const i = windowed.t.indexOf(window);
+      volume = i < 0 ? [0, 0] : windowed.v[i]!;
+      counts = i < 0 ? [0, 0] : [windowed.bc[i]!, windowed.sc[i]!];
+    }
+    const meta = metadataRecord(state);
+    return {
+      token_address: token,
+      pool_address: main.pool_address,
+      symbol: meta.symbol,
+      name: meta.name,
+      image_url: meta.image_url,
+      // SERVICE.md 2.2 types these as numbers: a USD value not known yet (a quote
+      // without a USD price) is 0 here, as it sorts.
+      market_cap_quote: snapshot.market_cap_quote,
+      market_cap_usd: snapshot.market_cap_usd ?? 0,
+      ath_market_cap_quote: totals.ath_market_cap_quote,
+      ath_market_cap_usd: totals.ath_market_cap_usd ?? 0,
+      liquidity_quote: snapshot.liquidity_quote,
+      liquidity_usd: snapshot.liquidity_usd ?? 0,
+      volume_quote: volume[0],
+      volume_usd: volume[1] ?? 0,
+      trader_count: totals.trader_count,
+      buy_count: counts[0]!,
+      sell_count: counts[1]!,
+      socials: meta.socials,
+      dex: info.dex,
+      pool_type: info.pool_type,
+      bonding_curve_progress_pct: info.pool_type === 'bonding_curve' ? snapshot.bonding_curve_progress_pct : null,
+      migrated: state.migrated,
+      created_at: info.created_at,
+    };
+  }
+
+  /** A pool list item: the pool object, its base token's names, snapshot, all-time volume. */
+  private poolItem(pool: string) {
+    const o = this.deps.market.pool(pool);
+    if (!o) return null;
+    const t = o.token;
+    return {
+      ...o.pool,
+      token: t ? { token_address: t.token_address, symbol: t.symbol, name: t.name, image_url: t.image_url } : null,
+      snapshot: o.snapshot,
+      volume_quote: o.totals.volume_quote,
+      volume_usd: o.totals.volume_usd,
+      trade_count: o.totals.trade_count,
+      replaced_by_pool_address: o.replaced_by_pool_address,
+    };
+  }
+}
+
+export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;
+export type PoolItem = NonNullable<ReturnType<ResearchFeed['poolItem']>>;

@@ -1,0 +1,135 @@
+import type { Database } from 'lmdb';
+import type { Logger } from 'pino';
+import type { Storage } from '../../storage/lmdb.ts';
+
+/**
+ * What the research indexes (token search, pool list) keep per token and per pool,
+ * and where they persist it: one LMDB database, `research`, written in the same
+ * transaction as the engine's checkpoint.
+ *
+ * Why persist rather than rebuild: at start-up the engine replays only the log after
+ * its checkpoint, so tokens and pools that were quiet before it are never seen by
+ * `onApplied`. Rebuilding them would mean decoding every actor snapshot (a pool's
+ * carries its candles and windows: kilobytes) and activating every actor. These
+ * records are ~150 bytes each and hold only numbers that follow from events (no
+ * USD values at the current price, nothing that decays with time), so a record
+ * written at a checkpoint is exactly what a refresh would compute until an event
+ * after the checkpoint touches it again, and those are replayed.
+ *
+ * Keys: `p:<pool_address>`, `t:<token_address>`, and `version` (written with the
+ * first checkpoint; its absence in a data directory that has snapshots means it was
+ * made before these records existed, and everything is rebuilt from the actors once).
+ */
+
+/** A pool as GET /v1/pools orders and filters it. */
+export interface PoolRecord {
+  pool_address: string;
+  base_address: string;
+  quote_address: string;
+  created_at: number;
+  /** Liquidity in quote units (SERVICE.md 2.3), priced in USD at query time. */
+  liquidity_quote: number;
+  /** All-time volume in USD at each trade's price (0 when none had a USD price). */
+  volume_usd: number;
+}
+
+/** A token as the search index orders it: its main pool's numbers. */
+export interface TokenRecord {
+  token_address: string;
+  name: string | null;
+  symbol: string | null;
+  /** The main pool (the most liquid) and its quote asset. */
+  pool_address: string;
+  quote_address: string;
+  /** The main pool's creation time. */
+  created_at: number;
+  market_cap_quote: number;
+  liquidity_quote: number;
+  /** All-time volume in USD of the main pool (0 when unknown). */
+  volume_usd: number;
+  trader_count: number;
+  /**
+   * Main pool's USD volume over 5m, 1h, 6h, 24h, and the window bucket each was read
+   * in; -1 and NaN until a search by that window reads them.
+   */
+  window_usd: [number, number, number, number];
+  window_epoch: [number, number, number, number];
+  /**
+   * The token has base pools in two or more quote assets, one priced in USD: which
+   * pool is the most liquid then depends on the quote prices, so a price change
+   * refreshes it.
+   */
+  multi_quote: boolean;
+}
+
+const VERSION_KEY = 'version';
+const VERSION = 1;
+
+/** The `research` database: load at start, write changed records at a checkpoint. */
+export class ResearchStore {
+  private readonly db: Database<unknown, string>;
+  /** Set once records were found out of step with a checkpoint: never written valid again by this process. */
+  private invalid = false;
+
+  constructor(private readonly storage: Storage, private readonly log: Logger) {
+    // Record-shaped values: msgpackr shared structures keep them small (STYLE: codecs).
+    this.db = storage.env.openDB<unknown, string>({ name: 'research', encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
+  }
+
+  pools(): Iterable<PoolRecord> {
+    return this.values<PoolRecord>('p:');
+  }
+
+  tokens(): Iterable<TokenRecord> {
+    return this.values<TokenRecord>('t:');
+  }
+
+  private *values<T>(prefix: string): Generator<T> {
+    // ';' follows ':' in ASCII: the range is every key starting with the prefix.
+    for (const { value } of this.db.getRange({ start: prefix, end: `${prefix.slice(0, -1)};` })) yield value as T;
+  }
+
+  /**
+   * True when this data directory has actor snapshots but no research records: made
+   * before they existed. The caller then rebuilds from the actors it lists.
+   */
+  needsRebuild(): boolean {
+    if (this.db.get(VERSION_KEY) === VERSION) return false;
+    for (const _ of this.storage.snapshots.getKeys({ start: 'token:', end: 'token;', limit: 1 })) return true;
+    return false;
+  }
+
+  /** Keys (mints, pool addresses) of every token and pool actor with a snapshot. */
+  *snapshotKeys(kind: 'token' | 'pool'): Generator<string> {
+    for (const id of this.storage.snapshots.getKeys({ start: `${kind}:`, end: `${kind};` })) yield id.slice(kind.length + 1);
+  }
+
+  /** Forgets the version: the next start rebuilds every record from the actors. */
+  invalidate(): void {
+    this.invalid = true;
+    this.db.remove(VERSION_KEY).catch(this.failed);
+  }
+
+  /** A failed commit rejects every put of it: logged, not thrown (the next checkpoint writes them again only if they change). */
+  private readonly failed = (err: unknown): void => {
+    this.log.error({ err }, 'a research record was not written');
+  };
+
+  /**
+   * Queues the puts; they join the transaction of the caller's event-loop turn (the
+   * checkpoint's, so records and checkpoint seq commit together). Returns how many.
+   */
+  write(pools: Iterable<PoolRecord>, tokens: Iterable<TokenRecord>): number {
+    let count = 0;
+    for (const p of pools) {
+      this.db.put(`p:${p.pool_address}`, p).catch(this.failed);
+      count++;
+    }
+    for (const t of tokens) {
+      this.db.put(`t:${t.token_address}`, t).catch(this.failed);
+      count++;
+    }
+    if (!this.invalid && this.db.get(VERSION_KEY) !== VERSION) this.db.put(VERSION_KEY, VERSION).catch(this.failed);
+    return count;
+  }
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { badRequest, unavailable } from '../../../engine/errors.ts';
+import type { ResearchFeed } from '../../../engine/market/research-feed.ts';
+import type { SearchMatch, SearchSort, SearchWindow } from '../../../engine/search/token-index.ts';
+import { page } from '../../envelope.ts';
+import { cursorCodec } from '../cursor.ts';
+import { cursor, limit, oneOf, order } from '../params.ts';
+import type { RouteContext, ServerDeps } from '../route.ts';
+
+/**
+ * GET /v1/tokens/search (DECISIONS.md route 1; SERVICE.md 2.2 items). Choices where
+ * the spec is open, also in the OpenAPI description:
+ * - `q` is optional, at most 100 characters; absent or blank lists every token. A
+ *   mint address of a known token returns that token whatever `match` says.
+ * - `order` defaults to desc for every sort: best match, largest number, newest first.
+ *   Ties go by token_address ascending.
+ * - `window` (5m, 1h, 6h, 24h) sets the period of volume_quote, volume_usd, buy_count
+ *   and sell_count, and what sort=volume_usd orders by; absent, they are all-time.
+ *   trader_count is all-time either way.
+ * - The cursor is bound to q, match, sort, order and window: reused with other values
+ *   it is a 400 naming `cursor`. It also carries the quote prices the first page was
+ *   ordered at, so USD sorts keep their order across pages while SOL moves.
+ */
+
+/** Longest `q`: names and symbols are short, and the cursor carries q. */
+export const SEARCH_Q_CHARS_MAX = 100;
+export const SEARCH_SORTS = ['relevance', 'market_cap_usd', 'volume_usd', 'liquidity_usd', 'trader_count', 'created_at'] as const;
+export const SEARCH_MATCHES = ['smart', 'exact', 'prefix'] as const;
+export const SEARCH_WINDOWS = ['5m', '1h', '6h', '24h'] as const;
+
+export const tokenSearchQuery = z.object({
+  q: z.string().max(SEARCH_Q_CHARS_MAX, `at most ${SEARCH_Q_CHARS_MAX} characters`).default(''),
+  match: oneOf(SEARCH_MATCHES).default('smart'),
+  sort: oneOf(SEARCH_SORTS).default('relevance'),
+  order: order('desc'),
+  window: oneOf(SEARCH_WINDOWS).optional(),
+  limit: limit(20, 100),
+  cursor,
+});
+
+type SearchQueryParams = z.output<typeof tokenSearchQuery>;
+
+/** The research read models; 503 in a server started without an engine. */
+export function research(deps: ServerDeps): ResearchFeed {
+  if (!deps.query.research) throw unavailable('research data is not available in this server');
+  return deps.query.research;
+}
+
+/** The quote prices a first page was ordered at ([wSOL, USDC]); research-feed.ts. */
+export const cursorPrices = z.tuple([z.number().nullable(), z.number().nullable()]);
+
+const searchCursor = z.object({
+  q: z.string(),
+  match: z.string(),
+  sort: z.string(),
+  order: z.string(),
+  window: z.string().nullable(),
+  prices: cursorPrices,
+  after: z.object({ key: z.number(), token_address: z.string() }),
+});
+
+export function tokenSearchRoute({ query, deps }: RouteContext<unknown, SearchQueryParams>) {
+  const feed = research(deps);
+  const codec = cursorCodec('tokens.search', searchCursor, deps.cursorSecret!);
+  const filters = { q: query.q, match: query.match, sort: query.sort, order: query.order, window: query.window ?? null };
+  let position: z.output<typeof searchCursor> | undefined;
+  if (query.cursor !== undefined) {
+    position = codec.decode(query.cursor);
+    if (position.q !== filters.q || position.match !== filters.match || position.sort !== filters.sort || position.order !== filters.order || position.window !== filters.window) {
+      throw badRequest('cursor', 'was made for other parameters; pass the same q, match, sort, order and window');
+    }
+  }
+  const result = feed.searchTokens({
+    q: query.q,
+    match: query.match as SearchMatch,
+    sort: query.sort as SearchSort,
+    order: query.order,
+    window: query.window as SearchWindow | undefined,
+    limit: query.limit,
+    after: position?.after,
+    prices: position?.prices,
+  });
+  return page(result.items, {
+    next_cursor: result.next ? codec.encode({ ...filters, prices: result.prices, after: result.next }) : null,
+    has_more: result.next !== null,
+  });
+}

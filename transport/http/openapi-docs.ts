@@ -1,0 +1,253 @@
+/**
+ * The prose and response shapes of the OpenAPI description (openapi.ts builds the
+ * document from the route table and this). Shapes are JSON Schema 2020-12, as
+ * OpenAPI 3.1 takes them; nullable is `type: [T, 'null']` (SERVICE.md's `?`). They
+ * describe what the handlers return today, loosely where the spec leaves fields
+ * open: clients ignore fields they do not know (SERVICE.md 2.1), so every object
+ * allows more.
+ * @internal
+ */
+
+export type Schema = Record<string, unknown>;
+
+const t = (type: string | string[], description?: string): Schema => (description ? { type, description } : { type });
+const num = (d?: string) => t('number', d);
+const numQ = (d?: string) => t(['number', 'null'], d);
+const int = (d?: string) => t('integer', d);
+const intQ = (d?: string) => t(['integer', 'null'], d);
+const str = (d?: string) => t('string', d);
+const strQ = (d?: string) => t(['string', 'null'], d);
+const bool = (d?: string) => t('boolean', d);
+const boolQ = (d?: string) => t(['boolean', 'null'], d);
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
+const arr = (items: Schema, description?: string): Schema => (description ? { type: 'array', items, description } : { type: 'array', items });
+/** An object whose listed fields are all present (values may be null where typed so). */
+const obj = (properties: Record<string, Schema>, description?: string): Schema => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  ...(description ? { description } : {}),
+});
+
+const ADDRESS = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' };
+const POOL_TYPE = { type: ['string', 'null'], enum: ['bonding_curve', 'amm', 'cpmm', 'clmm', null] };
+const PAIR = (d: string) => arr({ type: ['number', 'null'] }, d);
+
+export const SCHEMAS: Record<string, Schema> = {
+  Address: { ...ADDRESS, description: 'Base58 address (SERVICE.md 2.1).' },
+  Pagination: obj({ next_cursor: strQ('Opaque; null on the last page.'), has_more: bool('False on the last page.') }),
+  Failure: obj(
+    { code: int('Stable status code: HTTP status × 10 plus a digit.'), error: str('Name to branch on.'), message: str('For people; names the parameter on a 400.'), data: { type: 'null' } },
+    'Failure envelope (SERVICE.md 7.1).',
+  ),
+  TokenSearchItem: obj(
+    {
+      token_address: ref('Address'), pool_address: { ...ref('Address'), description: 'Main pool: the most liquid pool where the token is the base.' },
+      symbol: strQ(), name: strQ(), image_url: strQ(),
+      market_cap_quote: num(), market_cap_usd: num('0 while the quote asset has no USD price.'),
+      ath_market_cap_quote: num(), ath_market_cap_usd: num(), liquidity_quote: num(), liquidity_usd: num(),
+      volume_quote: num('Over `window`, or all time without one.'), volume_usd: num('Over the same period, each trade at its own USD price.'),
+      trader_count: int('Distinct wallets of the main pool, all time (exact to 512, then HyperLogLog, ~2 %).'),
+      buy_count: int('Over the same period as volume.'), sell_count: int('Over the same period as volume.'),
+      socials: { type: 'object', additionalProperties: { type: 'string' } },
+      dex: strQ(), pool_type: POOL_TYPE, bonding_curve_progress_pct: numQ('0-100; null for pools without a curve.'),
+      migrated: bool(), created_at: int('Main pool creation time (Unix ms).'),
+    },
+    'SERVICE.md 2.2, from the main pool, values as of the request.',
+  ),
+  Snapshot: obj(
+    { price_quote: num(), price_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(), liquidity_quote: num(), liquidity_usd: numQ(), bonding_curve_progress_pct: num('0-100; 0 after migration.') },
+    'SERVICE.md 2.3; USD values use the quote asset\'s latest price, null without one.',
+  ),
+  Totals: {
+    type: 'object',
+    description: 'SERVICE.md 2.4, all time. Distinct counts are exact up to 512 wallets, then HyperLogLog (about 2 % error). Holder-based fields are null until balances are tracked.',
+    properties: Object.fromEntries([
+      ...['volume_quote', 'buy_volume_quote', 'sell_volume_quote', 'ath_market_cap_quote'].map((k) => [k, num()]),
+      ...['trade_count', 'buy_count', 'sell_count', 'trader_count', 'buyer_count', 'seller_count'].map((k) => [k, int()]),
+      ...['volume_usd', 'buy_volume_usd', 'sell_volume_usd', 'ath_market_cap_usd', 'launch_price_quote', 'launch_price_usd', 'price_change_pct_quote', 'price_change_pct_usd',
+        'total_supply', 'circulating_supply', 'lp_burned_pct', 'dev_pct', 'sniper_pct', 'bundle_pct', 'top10_pct', 'bonding_curve_gain_5m_pct'].map((k) => [k, numQ()]),
+      ...['first_trade_at', 'holder_count', 'bundler_count'].map((k) => [k, intQ()]),
+      ...['mint_revoked', 'freeze_revoked', 'dex_paid'].map((k) => [k, boolQ()]),
+    ]),
+  },
+  Windowed: {
+    type: 'object',
+    description:
+      'SERVICE.md 2.5, columnar: entry i of every array is window t[i]. Rolling windows of 60 buckets each (1m by 1 s ... 24h by 24 min), as of the request: they decay with no trades. pp is the change against the last price before the window.',
+    properties: {
+      t: arr({ type: 'string', enum: ['1m', '5m', '1h', '6h', '24h'] }),
+      pp: arr(PAIR('[quote, usd] percent')), v: arr(PAIR('[quote, usd]')), vb: arr(PAIR('[quote, usd]')), vs: arr(PAIR('[quote, usd]')),
+      tc: arr(int()), bc: arr(int()), sc: arr(int()), m: arr(int()), bm: arr(int()), sm: arr(int()),
+    },
+    required: ['t', 'pp', 'v', 'vb', 'vs', 'tc', 'bc', 'sc', 'm', 'bm', 'sm'],
+  },
+  Heat: nullable(
+    obj(
+      { absolute: int('0-100'), momentum: int('0-100'), direction: { type: 'string', enum: ['up', 'down'] }, drivers: arr({ type: 'string', enum: ['price', 'volume', 'txns'] }), confidence: num('0-1') },
+      'SERVICE.md 2.6; the formula is in actors/pool/HEAT.md.',
+    ),
+  ),
+  Token: obj(
+    {
+      token_address: ref('Address'), symbol: strQ(), name: strQ(), image_url: strQ(), description: strQ(), socials: { type: 'object', additionalProperties: { type: 'string' } },
+      decimals: intQ(), launched_at: intQ(), mayhem_mode: bool(), mayhem_ends_at: intQ(),
+      creator_fee_destination: { type: 'string', enum: ['creator', 'shared', 'cashback', 'holders'] }, migrated: bool(),
+    },
+    'Token object of SERVICE.md 2.11, with migrated.',
+  ),
+  Pool: obj(
+    {
+      pool_address: ref('Address'), base_address: ref('Address'), quote_address: ref('Address'), dex: strQ(), pool_type: POOL_TYPE,
+      created_at: intQ(), migrated_from_pool_address: strQ(), migrated_at: intQ(),
+    },
+    'Pool object of SERVICE.md 2.11, with pool_address.',
+  ),
+  Trade: obj(
+    {
+      trade_id: str('tx_hash:event_index'), tx_hash: str(), slot: int(), tx_index: int(), event_index: int(), type: { type: 'string', enum: ['buy', 'sell'] },
+      wallet_address: ref('Address'), token_address: ref('Address'), quote_address: ref('Address'), pool_address: ref('Address'), dex: strQ(),
+      token_amount: num(), quote_amount: num(), price_quote: num(), price_usd: numQ(), amount_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(),
+      labels: arr({ type: 'string' }), created_at: int(),
+    },
+    'SERVICE.md 2.8, from the requested token\'s side.',
+  ),
+  Candle: obj({ start_at: int(), open: numQ(), high: numQ(), low: numQ(), close: numQ(), volume: numQ('In the requested currency.') }, 'SERVICE.md 2.9.'),
+  PoolOverview: obj({
+    pool: ref('Pool'), token: nullable(ref('Token')), lifecycle: { type: 'string', enum: ['unknown', 'curve', 'complete', 'graduated', 'trading'], description: 'curve → complete (curve filled) → graduated (migrated); other pools are trading.' },
+    snapshot: ref('Snapshot'), totals: ref('Totals'), windowed: ref('Windowed'), heat: ref('Heat'), replaced_by_pool_address: strQ('The pool that replaced this bonding curve.'),
+  }),
+  PoolMetrics: obj({
+    pool_address: ref('Address'), token_address: ref('Address'), quote_address: ref('Address'), pool_type: POOL_TYPE,
+    slot: intQ(), tx_index: intQ(), ix_index: intQ(), snapshot: ref('Snapshot'), totals: ref('Totals'), windowed: ref('Windowed'), heat: ref('Heat'),
+  }, 'Shaped as the pool_metrics stream data (SERVICE.md 6).'),
+  TokenOverview: obj({ token: ref('Token'), pool: nullable(ref('Pool')), snapshot: nullable(ref('Snapshot')), totals: nullable(ref('Totals')) }, 'The token, its main pool, that pool\'s snapshot and totals.'),
+  PoolWithSnapshot: { allOf: [ref('Pool'), obj({ snapshot: ref('Snapshot') })] },
+  PoolListItem: {
+    allOf: [
+      ref('Pool'),
+      obj({
+        token: nullable(obj({ token_address: ref('Address'), symbol: strQ(), name: strQ(), image_url: strQ() })),
+        snapshot: ref('Snapshot'), volume_quote: num('All time.'), volume_usd: numQ('All time, each trade at its own USD price.'),
+        trade_count: int('All time.'), replaced_by_pool_address: strQ(),
+      }),
+    ],
+  },
+  Candles: obj({ pool_address: ref('Address'), interval: str(), mode: str(), currency: str(), candles: arr(ref('Candle'), 'Oldest first.') }),
+  SolPrice: obj({ price_usd: num(), updated_at: int('Time of the quote_price event it comes from.') }),
+  Health: obj({ status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ() }),
+};
+
+/** What the document says about one route. `data` is the success envelope's data; `raw` a body outside the envelope. */
+export interface RouteDoc {
+  tag: string;
+  summary: string;
+  description?: string;
+  data?: Schema;
+  paged?: boolean;
+  raw?: { contentType: string; schema?: Schema };
+}
+
+const TRADES_RULES =
+  'Newest first by default (order=desc walks from now back to start_time); order=asc walks forward from start_time. Without start_time the list covers the last 24 hours; never more than 30 days back. "Now" is the engine clock. Sorted by created_at, then slot, tx_index, event_index. The cursor carries the last trade\'s position: pages never repeat or skip a trade while new ones arrive, and it is bound to the route, subject, order, start_time and token.';
+
+/** Every route of DECISIONS.md (and the open ones), by pattern; routes the table lacks are simply not in the document. */
+export const ROUTE_DOCS: Record<string, RouteDoc> = {
+  '/health': { tag: 'system', summary: 'Liveness and readiness', description: 'Always 200 while the process serves HTTP; data.status is ready once the log is replayed.', data: ref('Health') },
+  '/metrics': { tag: 'system', summary: 'Prometheus metrics', raw: { contentType: 'text/plain' } },
+  '/openapi.json': { tag: 'system', summary: 'This document (OpenAPI 3.1)', raw: { contentType: 'application/json', schema: { type: 'object' } } },
+  '/asyncapi.json': { tag: 'system', summary: 'The WebSocket description (AsyncAPI 3)', raw: { contentType: 'application/json', schema: { type: 'object' } } },
+  '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice') },
+  '/v1/tokens/search': {
+    tag: 'research',
+    summary: 'Find tokens by name, symbol or mint address',
+    description: [
+      'match: smart (default) matches every word of q as a word prefix of the name or symbol, with typos allowed from 4 characters (1 edit per 4, at most 2); symbol hits weigh double, an exact symbol or name ranks first; a one-character q is a prefix query. exact: the whole name or symbol equals q (case- and width-insensitive). prefix: the name or symbol starts with q.',
+      'A q that is the mint address of a known token returns that token, whatever match says. q absent or blank lists every token.',
+      'sort: relevance (default), market_cap_usd, volume_usd, liquidity_usd, trader_count, created_at (main pool creation). order defaults to desc for every sort (best match, largest, newest first); ties go by token_address ascending.',
+      'window (5m, 1h, 6h, 24h) is the period of volume_quote, volume_usd, buy_count, sell_count and of sort=volume_usd; absent, all time. trader_count is all time.',
+      'Only tokens with a pool are listed. Values come from the main pool (most liquid) as of the request. USD values not known yet are 0.',
+      'Paging is by key: the cursor holds the last item\'s sort key and address, the quote prices the first page was ordered at, and is bound to q, match, sort, order and window. Tokens whose sort key does not change between pages are seen exactly once; one whose key crosses the position (its volume or market cap moved) can be skipped or seen twice.',
+    ].join('\n\n'),
+    data: arr(ref('TokenSearchItem')),
+    paged: true,
+  },
+  '/v1/tokens': { tag: 'research', summary: 'Many tokens in one call', description: 'addresses: 1 to 50, comma-separated, no repeats. Unknown tokens are left out; the rest keep the order asked.', data: arr(ref('TokenOverview')) },
+  '/v1/tokens/:token_address': { tag: 'research', summary: 'Token overview', description: 'The token object, its main pool (the most liquid where it is the base), snapshot and totals.', data: ref('TokenOverview') },
+  '/v1/tokens/:token_address/holders/stats': { tag: 'research', summary: 'Holder statistics', data: { type: 'object' } },
+  '/v1/tokens/:token_address/holders': { tag: 'research', summary: 'Largest holders', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/:token_address/traders': { tag: 'research', summary: 'Top traders', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/:token_address/bonding_curve': { tag: 'research', summary: 'Bonding curve state', data: { type: 'object' } },
+  '/v1/tokens/:token_address/pools': { tag: 'charts', summary: 'Pools of a token', description: 'Pools where the token is the base, most liquid first, then those where it is the quote (token-to-token pools).', data: arr(ref('PoolWithSnapshot')) },
+  '/v1/tokens/:token_address/trades': { tag: 'trades', summary: 'Trades of a token in all its pools', description: `Described from the token's side, token-to-token pools included. ${TRADES_RULES}`, data: arr(ref('Trade')), paged: true },
+  '/v1/pools': {
+    tag: 'charts',
+    summary: 'List pools: by base token, by quote, by pair, or newest',
+    description: [
+      'base_address and quote_address filter (both: one pair; neither: every pool).',
+      'sort: created_at (default; when the service first saw the pool), liquidity_usd (liquidity_quote at the quote asset\'s USD price; pools without one sort as 0), volume_usd (all time, each trade at its own USD price). order defaults to desc; ties go by pool_address in the same direction.',
+      'Paging is by key; the cursor is bound to base_address, quote_address, sort and order. By created_at, pages never repeat or skip a pool while new ones appear; by liquidity or volume, a pool whose value crosses the position between pages can be skipped or seen twice. The cursor keeps the quote prices of the first page, so a SOL price move does not shift liquidity pages.',
+    ].join('\n\n'),
+    data: arr(ref('PoolListItem')),
+    paged: true,
+  },
+  '/v1/pools/metrics': { tag: 'charts', summary: 'Metrics of many pools', description: 'addresses: 1 to 50, comma-separated, no repeats. Unknown pools are left out; the rest keep the order asked.', data: arr(ref('PoolMetrics')) },
+  '/v1/pools/:pool_address': { tag: 'charts', summary: 'Pool overview', description: 'After graduation a bonding curve names the pool that replaced it (replaced_by_pool_address); the AMM pool names migrated_from_pool_address.', data: ref('PoolOverview') },
+  '/v1/pools/:pool_address/candles': {
+    tag: 'charts',
+    summary: 'OHLCV candles',
+    description:
+      'The newest `limit` candles in [start_time, end_time], oldest first. Open and close are the first and last trade by chain position (slot, tx_index, event_index), so late and out-of-order trades give the same candle. USD tracks use the quote asset\'s USD price at each trade. Intervals with no trade have no candle. end_time before start_time is a 400. Retention (defaults, configurable): 1s candles 3 days, 15s candles 14 days, longer intervals kept.',
+    data: ref('Candles'),
+  },
+  '/v1/pools/:pool_address/trades': { tag: 'trades', summary: 'Trades of a pool', description: `Includes the bonding curve the pool graduated from. token (one of the pool's two tokens, default the base) sets the side trades are described from. ${TRADES_RULES}`, data: arr(ref('Trade')), paged: true },
+  '/v1/tokens/rankings/:feed': { tag: 'discovery', summary: 'Discovery feed (ranking entries, SERVICE.md 2.11)', data: arr({ type: 'object' }) },
+  '/v1/tokens/signals': { tag: 'discovery', summary: 'Token signals (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/posts': { tag: 'discovery', summary: 'Tracked social posts (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets': { tag: 'smart money', summary: 'Labeled wallets (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/leaderboard': { tag: 'smart money', summary: 'Wallet leaderboard with recent trades', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/activity': { tag: 'smart money', summary: 'Trades of labeled wallets (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/signals': { tag: 'smart money', summary: 'Wallet signals (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/:wallet_address/performance': { tag: 'wallet', summary: 'Wallet performance', data: { type: 'object' } },
+  '/v1/wallets/:wallet_address/positions': { tag: 'wallet', summary: 'Open positions', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/:wallet_address/trades': { tag: 'wallet', summary: 'Trades of a wallet', data: arr(ref('Trade')), paged: true },
+  '/v1/wallets/:wallet_address/daily_pnl': { tag: 'wallet', summary: 'Daily PnL', data: arr({ type: 'object' }) },
+  '/v1/wallets/:wallet_address/deployed_tokens': { tag: 'wallet', summary: 'Tokens deployed by the wallet', data: arr({ type: 'object' }), paged: true },
+};
+
+/** Parameter descriptions by name; `<pattern> <name>` overrides one route's. */
+export const PARAM_DOCS: Record<string, string> = {
+  limit: 'Rows per page. Above the maximum is a 400 naming limit, never a silent clamp.',
+  cursor: 'Opaque and tamper-evident: pass pagination.next_cursor back unchanged, with the same other parameters. A modified cursor, or one used with other parameters or on another route, is a 400 naming cursor.',
+  order: 'asc or desc.',
+  start_time: 'Unix ms.',
+  end_time: 'Unix ms; not before start_time.',
+  addresses: 'Comma-separated addresses, no spaces, no repeats.',
+  token_address: 'Token mint address.',
+  pool_address: 'Pool address.',
+  wallet_address: 'Wallet address.',
+  q: 'Name, symbol or mint address; at most 100 characters. Absent or blank: every token.',
+  match: 'smart, exact or prefix.',
+  window: 'Rolling window of volume fields and the volume sort; absent: all time.',
+  token: "One of the pool's two tokens: trades are described from its side. Default: the pool's base token.",
+  interval: 'Candle length.',
+  mode: 'price or market_cap.',
+  currency: 'usd or quote (the pool quote asset).',
+  base_address: 'Only pools whose base token is this mint.',
+  quote_address: 'Only pools quoted in this asset (wSOL for SOL pools).',
+  '/v1/tokens/search sort': 'Sort key; every sort defaults to order=desc.',
+  '/v1/pools sort': 'Sort key; volume_usd is all time.',
+  '/v1/tokens/search order': 'Default desc for every sort: best match, largest, newest first.',
+};
+
+/** The top of the document: conventions every route shares, and the choices where SERVICE.md is open. */
+export const API_DESCRIPTION = [
+  'Read-only market data for Solana tokens, pools and trades (SERVICE.md). Every /v1 route needs `Authorization: Bearer <API_KEY>`; /health, /metrics and the descriptions are open.',
+  'Envelope: every response is JSON {code, error, message, data}; code 0 on success; lists that page add pagination {next_cursor, has_more}. Money fields carry their unit (_usd, _sol, _quote); times are Unix ms; _pct fields are 0-100.',
+  'Validation: one schema per route. An unknown or repeated parameter, a malformed address, an out-of-range number, a bad enum value, malformed percent-encoding or a query over 8 KiB is 400/4000 with the parameter named in message. Integers are plain decimal digits (no sign, exponent or leading zeros). Lists default to limit 50, maximum 100, unless the route says otherwise.',
+  'Cursors are opaque and tamper-evident (HMAC-signed with a key kept in the data directory, so they outlive restarts): a modified cursor, one from another route or one reused with other parameters is a 400 naming cursor, never a wrong page.',
+  'Errors (SERVICE.md 7.1): 4000 BAD_REQUEST, 4010 UNAUTHENTICATED (no key), 4013 INVALID_API_KEY (unknown or revoked), 4033 PLAN_REQUIRED, 4040 NOT_FOUND (unknown route, any non-GET method, or unknown resource), 4290 RATE_LIMITED, 4291 QUOTA_EXCEEDED, 4292 TOO_MANY_IN_FLIGHT, 5000 INTERNAL, 5020 UPSTREAM_FAILED, 5030 UNAVAILABLE, 5040 TIMEOUT. HTTP status = code / 10.',
+  'Limits: per key, a fixed 1-second window of requests, a monthly quota (calendar month, UTC) and requests in flight, by plan (free 5 rps / 2 in flight / 100,000 a month; starter 25 / 5 / 2,000,000; pro 100 / 20 / 20,000,000; scale 500 / 100 / 200,000,000 by default). Every authenticated response carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds), X-Quota-Limit, X-Quota-Remaining, X-Quota-Reset; a 429 adds Retry-After; during the 2-hour grace after a plan expires, X-Subscription-Grace: true. Every admitted request counts, whatever it answers; a 429 does not.',
+  'Time: "now" is the engine clock (wall time in production, the latest event time in replays). Trade lists cover 30 days; without start_time, the last 24 hours.',
+].join('\n\n');
