@@ -79,3 +79,16 @@ describe('GET /openapi.json', () => {
     for (const [, kind, name] of refs) expect(doc.components[kind!], `${kind}/${name}`).toHaveProperty([name!]);
   });
 });
+
+describe('GET /asyncapi.json', () => {
+  it('is the AsyncAPI 3.1 description of /ws, with a channel per stream, served without a key', async () => {
+    const res = await fetch(`${t.baseUrl}/asyncapi.json`);
+    expect(res.status).toBe(200);
+    const a = (await res.json()) as any;
+    expect(a.asyncapi).toBe('3.1.0');
+    expect(a.info.version).toBe('1.0.0');
+    const text = JSON.stringify(a);
+    for (const stream of ['token_metadata', 'candles', 'pool_metrics', 'token_trades', 'pool_trades']) expect(text).toContain(stream);
+    for (const code of ['4401', '4402', '4408', '4429', '4008', '4400']) expect(text).toContain(code);
+  });
+});

@@ -1,3 +1,4 @@
+import { asyncapiDocument } from '../ws/asyncapi.ts';
 import { z } from 'zod';
 import { rawBody, type RawBody } from '../envelope.ts';
 import { API_DESCRIPTION, PARAM_DOCS, ROUTE_DOCS, SCHEMAS, ref, type RouteDoc, type Schema } from './openapi-docs.ts';
@@ -176,4 +177,12 @@ function largest(from: number, ok: (n: number) => boolean, limit = Number.MAX_SA
 function address(i: number): string {
   const a = ADDRESS_ALPHABET;
   return '1'.repeat(40) + a[i % 58]! + a[Math.floor(i / 58) % 58]! + a[Math.floor(i / 3_364) % 58]! + 'z';
+}
+
+let asyncApiBody: RawBody | null = null;
+
+/** GET /asyncapi.json: the AsyncAPI 3.1 description of /ws (transport/ws/asyncapi.ts). */
+export function asyncApiRoute(): RawBody {
+  asyncApiBody ??= rawBody('application/json', JSON.stringify(asyncapiDocument));
+  return asyncApiBody;
 }

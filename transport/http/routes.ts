@@ -6,7 +6,7 @@ import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf,
 import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
-import { openApiRoute } from './openapi.ts';
+import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import { defineRoute, type Route } from './route.ts';
 
 /**
@@ -20,6 +20,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
   // Built from this table when first asked for, so it lists every route, later ones included.
   defineRoute({ pattern: '/openapi.json', auth: false, handler: () => openApiRoute(ROUTES) }),
+  defineRoute({ pattern: '/asyncapi.json', auth: false, handler: asyncApiRoute }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
   defineRoute({ pattern: '/v1/pools', auth: true, query: poolListQuery, handler: poolListRoute }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
