@@ -57,7 +57,10 @@ function paths(): string[] {
   for (const p of pools) p.swaps = swaps.get(p.pool) ?? 0;
   const busiest = [...pools].sort((a, b) => b.swaps - a.swaps || a.pool.localeCompare(b.pool)).slice(0, 3);
   const picked = [...busiest, pools[0]!, pools[Math.floor(pools.length / 2)]!, pools[pools.length - 1]!, ...pools.filter((p) => p.quote !== WSOL).slice(0, 2)];
-  const out = ['/v1/market/sol-price', `/v1/pools/metrics?addresses=${picked.map((p) => p.pool).join(',')}`, `/v1/tokens?addresses=${picked.map((p) => p.base).join(',')}`];
+  const out = [
+    '/v1/tokens/search?sort=volume_usd&window=1h&limit=50', '/v1/tokens/search?q=a&match=prefix', '/v1/tokens/search?sort=market_cap_usd&limit=100',
+    '/v1/pools?sort=liquidity_usd&limit=100', '/v1/pools?limit=100', `/v1/pools?base_address=${picked[0]!.base}`,
+    '/v1/market/sol-price', `/v1/pools/metrics?addresses=${picked.map((p) => p.pool).join(',')}`, `/v1/tokens?addresses=${picked.map((p) => p.base).join(',')}`];
   for (const p of picked) {
     out.push(`/v1/pools/${p.pool}`, `/v1/pools/${p.pool}/trades?limit=500`, `/v1/pools/${p.pool}/trades?order=asc&limit=100`);
     out.push(`/v1/tokens/${p.base}`, `/v1/tokens/${p.base}/pools`, `/v1/tokens/${p.base}/trades?limit=200`);
