@@ -48,6 +48,8 @@ export function registerSource(factory: SourceFactory): void {
 }
 
 const CHECKPOINT_KEY = 'checkpoint';
+/** The latest event time applied, so that an event clock resumes where it was after a restart. */
+const LATEST_AT_KEY = 'latest_event_at';
 
 /**
  * The engine: storage → ingest gate → router → actors, with the read facade the
@@ -75,6 +77,7 @@ export class Engine {
   private readonly flushMs: number;
   private lastFlush = 0;
   private appliedSeq = 0;
+  private latestAt = 0;
   /** Where live frames go (the WebSocket transport attaches itself). */
   private topicSink: TopicSink = NO_TOPICS;
   private readonly appliedListeners: Array<(events: readonly IngestEvent[]) => void> = [];
@@ -144,6 +147,8 @@ export class Engine {
   /** Replays the log after the last checkpoint into the actors, then serves. */
   async start(): Promise<void> {
     const checkpoint = (this.storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
+    this.latestAt = (this.storage.meta.get(LATEST_AT_KEY) as number | undefined) ?? 0;
+    this.clock.observe(this.latestAt);
     let replayed = 0;
     let replayedEvents: IngestEvent[] = [];
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
@@ -224,7 +229,9 @@ export class Engine {
   }
 
   private apply(seq: number, event: IngestEvent): void {
-    this.clock.observe(timeOf(event));
+    const at = timeOf(event);
+    if (at > this.latestAt) this.latestAt = at;
+    this.clock.observe(at);
     for (const host of this.hosts) host.deliver(event, seq);
     this.appliedSeq = seq;
   }
@@ -239,6 +246,7 @@ export class Engine {
     // Research records as of this seq, in the same transaction (research-store.ts).
     this.query.research!.persist();
     for (const host of this.hosts) host.snapshotDirty();
+    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
     return this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
   }
 
@@ -289,6 +297,7 @@ export class Engine {
     this.query.research!.stop();
     this.query.research!.persist();
     for (const host of this.hosts) host.passivateAll();
+    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
     await this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
     this.subscription.unsubscribe();
     await this.storage.close();

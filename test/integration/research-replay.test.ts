@@ -67,9 +67,8 @@ async function restart(i: Instance, dropRecords: boolean): Promise<Instance> {
     await storage.close();
   }
   const engine = await createEngine({ config });
-  // An event clock starts at 0 and is not restored from the data directory (reported
-  // to the lead): set it where it was, as the replayed log would after a crash.
-  engine.clock.observe(time);
+  // The event clock resumes at the latest event time applied before the stop.
+  expect(engine.clock.now()).toBe(time);
   return serve(engine);
 }
 
