@@ -364,6 +364,18 @@ export class PoolCandles {
     return out;
   }
 
+  /**
+   * Forgets the changes since the last takeChanged without counting an event: for a
+   * pool nobody watches or could resume (no frame was built, no seq was seen), so a
+   * flush allocates nothing. Seqs stay monotonic: they only skip no event anyone saw.
+   */
+  clearChanged(): void {
+    const changed = this.changed;
+    if (changed.length === 0) return;
+    for (let k = 0; k < changed.length; k += 2) this.markDirty(changed[k]!, changed[k + 1]!, 0);
+    changed.length = 0;
+  }
+
   /** Events so far of each (interval, mode, currency) series of this interval (see takeChanged). */
   seqOf(interval: CandleInterval): number {
     return this.seq[intervalIndex(interval)]!;

@@ -107,19 +107,22 @@ export class MarketPublisher implements PoolOutputs {
     const pool = state.pool_address;
     const candles = state.candles;
     state.closed.add(candles.drainClosed());
-    const changed = candles.takeChanged();
-    if (changed.length > 0 && sink !== NO_TOPICS) {
-      const watch = this.watchOf(pool, sink, now);
-      if (watch.series.length > 0 || this.history.isRecording(pool)) {
+    const watch = sink === NO_TOPICS ? null : this.watchOf(pool, sink, now);
+    if (watch === null || (watch.series.length === 0 && !this.history.isRecording(pool))) {
+      // Nobody watches these candles or could resume them: no frame, no seq.
+      candles.clearChanged();
+    } else {
+      const changed = candles.takeChanged();
+      if (changed.length > 0) {
         this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch.series.length > 0);
-      }
-      for (const k of watch.series) {
-        const { interval, mode, currency } = SERIES[k]!;
-        const starts = changed.filter((c) => c.interval === interval);
-        if (starts.length === 0) continue;
-        const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
-        const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
-        sink.publish(topics.candles(pool, interval, mode, currency), frame);
+        for (const k of watch.series) {
+          const { interval, mode, currency } = SERIES[k]!;
+          const starts = changed.filter((c) => c.interval === interval);
+          if (starts.length === 0) continue;
+          const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
+          const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
+          sink.publish(topics.candles(pool, interval, mode, currency), frame);
+        }
       }
     }
     if (sink !== NO_TOPICS && state.info) {
