@@ -1,4 +1,5 @@
 import type { StoredCandle } from '../actors/pool/candles.ts';
+import { rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
 
@@ -7,7 +8,9 @@ export const ivIndex = (interval: CandleInterval) => INTERVALS.indexOf(interval)
 
 /**
  * Closed candles in LMDB as segments (`candles`: key [pool, interval index, start_at of
- * its first candle], value the segment's StoredCandles ascending by start_at). The
+ * its first candle], value the segment's CandleRows ascending by start_at: StoredCandle
+ * tuples with the interval's index for its name, so that neither the engine nor msgpack
+ * handles a boxed number). Reads return StoredCandles. The
  * segments of one (pool, interval) never overlap, so a reverse range read in key order
  * walks the series newest first. A write stores the candles closed since the last one
  * as new segments (one put per interval, never one per candle) and merges the rare
@@ -19,49 +22,50 @@ export class CandlesRepo {
   constructor(private readonly storage: Storage) {}
 
   /** Writes closed candles of one pool (any intervals, any order); resolves when committed. */
-  write(pool: string, candles: readonly StoredCandle[]): Promise<unknown> {
-    const byInterval = new Map<number, StoredCandle[]>();
+  write(pool: string, candles: readonly CandleRow[]): Promise<unknown> {
+    const byInterval = new Map<number, CandleRow[]>();
     for (const c of candles) {
-      const iv = ivIndex(c[0]);
+      const iv = c[0]!;
       let list = byInterval.get(iv);
       if (!list) byInterval.set(iv, (list = []));
       list.push(c);
     }
     let last: Promise<unknown> = Promise.resolve();
     for (const [iv, list] of byInterval) {
-      list.sort((a, b) => a[1] - b[1]);
+      list.sort((a, b) => a[1]! - b[1]!);
       const tail = this.lastSegment(pool, iv);
       const lastStart = tail ? tail.value[tail.value.length - 1]![1] : -Infinity;
       let i = 0;
-      while (i < list.length && list[i]![1] <= lastStart) last = this.mergeInto(pool, iv, list[i++]!);
+      while (i < list.length && list[i]![1]! <= lastStart) last = this.mergeInto(pool, iv, list[i++]!);
       if (i < list.length) last = this.storage.candles.put([pool, iv, list[i]![1]], i === 0 ? list : list.slice(i));
     }
     return last;
   }
 
-  private lastSegment(pool: string, iv: number): { key: unknown[]; value: StoredCandle[] } | undefined {
+  private lastSegment(pool: string, iv: number): { key: unknown[]; value: CandleRow[] } | undefined {
     for (const { key, value } of this.storage.candles.getRange({ start: [pool, iv, Number.MAX_SAFE_INTEGER], end: [pool, iv, -1], reverse: true, limit: 1 })) {
-      return { key: key as unknown[], value: value as StoredCandle[] };
+      return { key: key as unknown[], value: value as CandleRow[] };
     }
     return undefined;
   }
 
   /** The segment whose range holds `start` (the last one beginning at or before it). */
-  private segmentAt(pool: string, iv: number, start: number): { key: unknown[]; value: StoredCandle[] } | undefined {
+  private segmentAt(pool: string, iv: number, start: number): { key: unknown[]; value: CandleRow[] } | undefined {
     for (const { key, value } of this.storage.candles.getRange({ start: [pool, iv, start], end: [pool, iv, -1], reverse: true, limit: 1 })) {
-      return { key: key as unknown[], value: value as StoredCandle[] };
+      return { key: key as unknown[], value: value as CandleRow[] };
     }
     return undefined;
   }
 
-  private mergeInto(pool: string, iv: number, candle: StoredCandle): Promise<unknown> {
-    const segment = this.segmentAt(pool, iv, candle[1]);
+  private mergeInto(pool: string, iv: number, candle: CandleRow): Promise<unknown> {
+    const start = candle[1]!;
+    const segment = this.segmentAt(pool, iv, start);
     // Before every segment: a segment of its own (it ends before the next one starts).
-    if (!segment) return this.storage.candles.put([pool, iv, candle[1]], [candle]);
+    if (!segment) return this.storage.candles.put([pool, iv, start], [candle]);
     const list = segment.value;
     let at = list.length;
-    while (at > 0 && list[at - 1]![1] > candle[1]) at--;
-    if (at > 0 && list[at - 1]![1] === candle[1]) list[at - 1] = candle;
+    while (at > 0 && list[at - 1]![1]! > start) at--;
+    if (at > 0 && list[at - 1]![1] === start) list[at - 1] = candle;
     else list.splice(at, 0, candle);
     return this.storage.candles.put(segment.key as never, list);
   }
@@ -74,8 +78,8 @@ export class CandlesRepo {
     let hi = list.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const s = list[mid]![1];
-      if (s === startAt) return list[mid];
+      const s = list[mid]![1]!;
+      if (s === startAt) return rowToStored(list[mid]!);
       if (s < startAt) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -88,12 +92,12 @@ export class CandlesRepo {
     const out: StoredCandle[] = [];
     if (limit <= 0) return out;
     for (const { value } of this.storage.candles.getRange({ start: [pool, iv, to], end: [pool, iv, -1], reverse: true })) {
-      const list = value as StoredCandle[];
+      const list = value as CandleRow[];
       for (let k = list.length - 1; k >= 0; k--) {
-        const start = list[k]![1];
+        const start = list[k]![1]!;
         if (start > to) continue;
         if (start < from) return out.reverse();
-        out.push(list[k]!);
+        out.push(rowToStored(list[k]!));
         if (out.length === limit) return out.reverse();
       }
     }
@@ -110,11 +114,11 @@ export class CandlesRepo {
     const db = this.storage.candles;
     let removed = 0;
     for (const { key, value } of db.getRange({ start: [pool, iv, -1], end: [pool, iv, before] })) {
-      const list = value as StoredCandle[];
+      const list = value as CandleRow[];
       db.remove(key as never);
-      const keep = list.filter((c) => c[1] >= before);
+      const keep = list.filter((c) => c[1]! >= before);
       removed += list.length - keep.length;
-      if (keep.length > 0) db.put([pool, iv, keep[0]![1]], keep);
+      if (keep.length > 0) db.put([pool, iv, keep[0]![1]!], keep);
     }
     return removed;
   }

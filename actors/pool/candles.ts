@@ -16,7 +16,9 @@ import {
   newBucket,
   releaseBucket,
   resetBucket,
+  toRow,
   toStored,
+  type CandleRow,
   type Candle,
   type CandleCurrency,
   type CandleMode,
@@ -226,10 +228,19 @@ export class PoolCandles {
    * a put overwrites). Call it every second or so.
    */
   drainClosed(): StoredCandle[] {
-    const out: StoredCandle[] = [];
+    return this.drain(toStored);
+  }
+
+  /** drainClosed, as CandleRows (the form the engine buffers and stores: no boxed numbers). */
+  drainClosedRows(): CandleRow[] {
+    return this.drain(toRow);
+  }
+
+  private drain<T>(convert: (d: Float64Array, o: number) => T): T[] {
+    const out: T[] = [];
     if (this.pending !== null) {
       for (const d of this.pending.values()) {
-        out.push(toStored(d, 0));
+        out.push(convert(d, 0));
         releaseBucket(d);
       }
       this.pending = null;
@@ -245,14 +256,14 @@ export class PoolCandles {
       const older = this.older[iv]!;
       let n = 0;
       while (n < older.length && older[n]![START_AT]! < closedBefore) {
-        out.push(toStored(older[n]!, 0));
+        out.push(convert(older[n]!, 0));
         releaseBucket(older[n++]!);
       }
       if (n > 0) older.splice(0, n);
       const o = iv * WIDTH;
       const start = this.current[o + START_AT]!;
       if (start !== Infinity && start < closedBefore) {
-        out.push(toStored(this.current, o));
+        out.push(convert(this.current, o));
         resetBucket(this.current, o, iv, Infinity);
       }
     }

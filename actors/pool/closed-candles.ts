@@ -1,25 +1,9 @@
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import { rowToStored, type CandleRow } from './candles.bucket.ts';
 import type { ClosedCandleStore, StoredCandle } from './candles.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from './trade.ts';
 
 const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
-
-/**
- * A buffered candle: a StoredCandle with the interval's index in place of its name, so
- * that V8 keeps the row as unboxed doubles (~230 B, against ~620 B for a StoredCandle,
- * whose string makes every number a boxed heap number).
- */
-export type CandleRow = number[];
-const toRow = (c: StoredCandle): CandleRow => {
-  const row = (c as unknown as number[]).slice();
-  row[0] = INTERVALS.indexOf(c[0]);
-  return row;
-};
-const fromRow = (row: CandleRow): StoredCandle => {
-  const c = row.slice() as unknown as StoredCandle;
-  (c as unknown as unknown[])[0] = INTERVALS[row[0]!]!;
-  return c;
-};
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its
@@ -67,7 +51,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
   /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
   buffer: CandleRow[];
   /** Written, not yet committed. */
-  private readonly writing = new Set<StoredCandle[]>();
+  private readonly writing = new Set<CandleRow[]>();
 
   constructor(
     private readonly pool: string,
@@ -77,12 +61,11 @@ export class PoolClosedCandles implements ClosedCandleStore {
     this.buffer = buffer;
   }
 
-  /** Takes candles from PoolCandles.drainClosed; writes a batch once WRITE_AT gathered. */
-  add(closed: StoredCandle[]): void {
+  /** Takes candles from PoolCandles.drainClosedRows; writes a batch once WRITE_AT gathered. */
+  add(closed: CandleRow[]): void {
     if (closed.length === 0) return;
     const buffer = this.buffer;
-    for (const c of closed) {
-      const row = toRow(c);
+    for (const row of closed) {
       const i = buffer.findIndex((b) => b[0] === row[0] && b[1] === row[1]);
       if (i >= 0) buffer[i] = row;
       else buffer.push(row);
@@ -97,7 +80,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
    */
   write(): void {
     if (!this.repo || this.buffer.length === 0 || this.writing.size > 0) return;
-    const batch = this.buffer.map(fromRow);
+    const batch = this.buffer;
     this.buffer = [];
     this.writing.add(batch);
     const settle = () => {
@@ -112,19 +95,19 @@ export class PoolClosedCandles implements ClosedCandleStore {
     const iv = INTERVALS.indexOf(interval);
     for (let i = this.buffer.length - 1; i >= 0; i--) {
       const row = this.buffer[i]!;
-      if (row[1] === startAt && row[0] === iv) return fromRow(row);
+      if (row[1] === startAt && row[0] === iv) return rowToStored(row);
     }
-    for (const batch of [...this.writing].reverse()) for (const c of batch) if (c[1] === startAt && c[0] === interval) return c;
+    for (const batch of [...this.writing].reverse()) for (const c of batch) if (c[1] === startAt && c[0] === iv) return rowToStored(c);
     return this.repo?.get(this.pool, interval, startAt);
   }
 
   read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[] {
     const stored = this.repo ? this.repo.read(this.pool, interval, fromStartAt, toStartAt, limit) : [];
     const memory: StoredCandle[] = [];
-    const take = (c: StoredCandle) => c[0] === interval && c[1] >= fromStartAt && c[1] <= toStartAt;
-    for (const batch of this.writing) for (const c of batch) if (take(c)) memory.push(c);
     const iv = INTERVALS.indexOf(interval);
-    for (const row of this.buffer) if (row[0] === iv && row[1]! >= fromStartAt && row[1]! <= toStartAt) memory.push(fromRow(row));
+    const take = (row: CandleRow) => row[0] === iv && row[1]! >= fromStartAt && row[1]! <= toStartAt;
+    for (const batch of this.writing) for (const row of batch) if (take(row)) memory.push(rowToStored(row));
+    for (const row of this.buffer) if (take(row)) memory.push(rowToStored(row));
     if (memory.length === 0) return stored;
     // Memory wins over LMDB for the same start_at (a late trade updated it since).
     const byStart = new Map<number, StoredCandle>();

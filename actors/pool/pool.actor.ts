@@ -112,7 +112,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
     },
     beforeSnapshot(state, key) {
       // Closed candles wait in the snapshot until enough gathered for a batched write.
-      state.closed.add(state.candles.drainClosed());
+      state.closed.add(state.candles.drainClosedRows());
       if (state.unsaved.length === 0) return;
       trades.write(key, state.unsaved, state.persisted_up_to);
       const last = state.unsaved[state.unsaved.length - 1]!;

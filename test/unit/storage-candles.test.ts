@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredCandle } from '../../actors/pool/candles.ts';
+import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
 import { PoolClosedCandles, WRITE_AT } from '../../actors/pool/closed-candles.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
 import { tempDir, type TempDir } from '../helpers/fixtures.ts';
 
-/** A 16-number stored candle (no USD tracks) with a recognizable close. */
-const candle = (interval: '1s' | '1m', start: number, close = start): StoredCandle =>
-  [interval, start, 1, 0, 1, 0, 1, 1, 1, close, 1, 1, 1, close, 1, 0] as StoredCandle;
+/** A 16-number candle row (no USD tracks; interval 0 = 1s, 2 = 1m) with a recognizable close. */
+const candle = (interval: '1s' | '1m', start: number, close = start): CandleRow => [interval === '1s' ? 0 : 2, start, 1, 0, 1, 0, 1, 1, 1, close, 1, 1, 1, close, 1, 0];
 const starts = (list: StoredCandle[]) => list.map((c) => c[1]);
 
 let dir: TempDir;
