@@ -1,5 +1,4 @@
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IngestGate } from '../engine/ingest/gate.ts';
@@ -8,8 +7,7 @@ import { createMetrics } from '../engine/metrics.ts';
 import { ndjsonSource } from '../engine/sources/ndjson.ts';
 import { openStorage } from '../storage/lmdb.ts';
 import { peakRssMiB, type Benchmark } from './harness.ts';
-import { BASE58_ALPHABET } from '../engine/sources/sim/base58.ts';
-import { Rng } from '../engine/sources/sim/rng.ts';
+import { writeSwaps } from './fixtures/swaps.ts';
 
 /**
  * Question: how many events per second pass the ingest gate alone (read the NDJSON
@@ -19,32 +17,29 @@ import { Rng } from '../engine/sources/sim/rng.ts';
  * ≈ 4.5 µs/event on one core, ~220k events/s. Target 250k events/s.
  */
 
-/** Base58 strings of a given length from a seeded Rng (not decodable addresses: the gate checks the pattern only). */
-function addressMaker(seed: number) {
-  const r = new Rng(seed);
-  return (length: number) => {
-    let out = BASE58_ALPHABET[1 + r.int(57)]!;
-    for (let i = 1; i < length; i++) out += BASE58_ALPHABET[r.int(58)];
-    return out;
-  };
+export interface GateRun {
+  seconds: number;
+  ingested: number;
+  deadLetters: number;
+  /** Size of data.mdb once closed. */
+  dbBytes: number;
 }
 
-/** Writes `count` distinct swap events over `pools` pools as NDJSON (not timed). */
-export async function writeSwaps(path: string, count: number, pools: number): Promise<void> {
-  const make = addressMaker(42);
-  const poolAddresses = Array.from({ length: pools }, () => make(44));
-  const wallets = Array.from({ length: 5_000 }, () => make(44));
-  const out = createWriteStream(path);
-  let buffer = '';
-  for (let i = 0; i < count; i++) {
-    buffer += `{"type":"swap","tx_hash":"${make(88)}","slot":${300_000_000 + (i >> 3)},"tx_index":${i & 7},"event_index":0,"at":${1_767_225_600_000 + i * 4},"pool_address":"${poolAddresses[i % pools]}","wallet_address":"${wallets[(i * 7919) % wallets.length]}","side":"${i & 1 ? 'buy' : 'sell'}","base_amount_raw":"${1_000_000 + i}","quote_amount_raw":"${5_000_000 + i}","base_reserve_raw":"800000000000000","quote_reserve_raw":"40000000000","real_base_reserve_raw":"500000000000000","real_quote_reserve_raw":"10000000000"}\n`;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await once(out, 'drain');
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await once(out, 'finish');
+/**
+ * The ingest gate alone on an NDJSON file into a fresh data directory: timed from the
+ * first read to the last batch durable on disk. Also the baseline of bench/engine.ts.
+ */
+export async function runGate(file: string, dataDir: string): Promise<GateRun> {
+  const storage = openStorage(dataDir);
+  const gate = new IngestGate({ storage, metrics: createMetrics(), log: silentLogger(), batchMax: 2_000, batchesInFlightMax: 8 });
+  const source = ndjsonSource({ path: file, lineBytesMax: 1 << 20 });
+  const started = performance.now();
+  await source.run(gate, new AbortController().signal);
+  await gate.flush();
+  const seconds = (performance.now() - started) / 1000;
+  const run = { seconds, ingested: gate.ingested, deadLetters: gate.deadLetters };
+  await storage.close();
+  return { ...run, dbBytes: statSync(join(dataDir, 'data.mdb')).size };
 }
 
 const benchmark: Benchmark = {
@@ -56,16 +51,8 @@ const benchmark: Benchmark = {
     try {
       const file = join(dir, 'swaps.ndjson');
       await writeSwaps(file, count, smoke ? 100 : 10_000);
-      const storage = openStorage(join(dir, 'data'));
-      const gate = new IngestGate({ storage, metrics: createMetrics(), log: silentLogger(), batchMax: 2_000, batchesInFlightMax: 8 });
-      const source = ndjsonSource({ path: file, lineBytesMax: 1 << 20 });
-      const started = performance.now();
-      await source.run(gate, new AbortController().signal);
-      const seconds = (performance.now() - started) / 1000;
-      const ingested = gate.ingested;
-      if (ingested !== count || gate.deadLetters !== 0) throw new Error(`ingested ${ingested}/${count}, ${gate.deadLetters} dead letters`);
-      await storage.close();
-      const dbBytes = statSync(join(dir, 'data', 'data.mdb')).size;
+      const { seconds, ingested, deadLetters, dbBytes } = await runGate(file, join(dir, 'data'));
+      if (ingested !== count || deadLetters !== 0) throw new Error(`ingested ${ingested}/${count}, ${deadLetters} dead letters`);
       const rate = count / seconds;
       log(`${count} swaps in ${seconds.toFixed(2)} s: ${Math.round(rate).toLocaleString('en-US')} events/s; peak RSS ${peakRssMiB().toFixed(0)} MiB; LMDB ${(dbBytes / count).toFixed(0)} B/event`);
       return {

@@ -1,0 +1,124 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Storage } from '../storage/lmdb.ts';
+import { peakRssMiB } from './harness.ts';
+
+/**
+ * One timed run of bench/engine.ts in a fresh process, so that its peak RSS and heap
+ * are its own (not those of the file generation or of other benchmarks), reported to
+ * the parent over IPC. Usage (from engine.ts, through `node --import tsx`):
+ *   engine-child.ts gate <file> <dataDir>
+ *   engine-child.ts engine <file> <dataDir> <poolsJsonFile>
+ */
+
+export interface GateChildResult {
+  mode: 'gate';
+  seconds: number;
+  ingested: number;
+  deadLetters: number;
+  dbBytes: number;
+  peakRssMiB: number;
+}
+
+export interface EngineChildResult {
+  mode: 'engine';
+  /** First read of the file to the last batch applied, flushed, and the checkpoint durable. */
+  seconds: number;
+  ingested: number;
+  deadLetters: number;
+  /** Sum of trade_count over every pool's totals: what the pool actors derived. */
+  trades: number;
+  /** engine.stop(): passivate every actor (snapshots, trade blocks, candles) and close. */
+  stopSeconds: number;
+  dbBytes: number;
+  /** Bytes in use per LMDB database (pages × page size), by name. */
+  dbBytesByName: Record<string, number>;
+  peakRssMiB: number;
+  /** createEngine on the directory + createServer + listen + the first /v1/pools/{pool} answered. */
+  restartMs: number;
+  restartStatus: number;
+}
+
+/** lmdb-js's getStats() of one database (its typings say `{}`). */
+interface DbStats {
+  pageSize?: number;
+  treeBranchPageCount?: number;
+  treeLeafPageCount?: number;
+  overflowPages?: number;
+}
+
+function bytesByDatabase(storage: Storage): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, db] of Object.entries(storage)) {
+    if (name === 'env' || !db || typeof (db as { getStats?: unknown }).getStats !== 'function') continue;
+    const s = (db as { getStats(): DbStats }).getStats();
+    const pages = (s.treeBranchPageCount ?? 0) + (s.treeLeafPageCount ?? 0) + (s.overflowPages ?? 0);
+    if (pages) out[name] = pages * (s.pageSize ?? 4096);
+  }
+  return out;
+}
+
+async function runEngine(file: string, dataDir: string, pools: string[]): Promise<EngineChildResult> {
+  // Imported here: the gate's baseline run loads no actor, query or transport code.
+  const [{ WallClock }, { loadConfig }, { createKeyStore }, { ndjsonSource }, { createEngine }, { whenFlushed }, { loadCursorSecret }, { createServer }] = await Promise.all([
+    import('../engine/clock.ts'),
+    import('../engine/config.ts'),
+    import('../engine/keys.ts'),
+    import('../engine/sources/ndjson.ts'),
+    import('../engine/system.ts'),
+    import('../storage/lmdb.ts'),
+    import('../transport/http/cursor.ts'),
+    import('../transport/index.ts'),
+  ]);
+  // Event time: the file's trades are dated 2026-01-01 and must not fall out of the
+  // 30-day trade retention that wall time would apply (the same as `mds replay --clock event`).
+  const config = loadConfig({ flags: { data: dataDir, source: 'none', clock: 'event', logLevel: 'silent', port: 0 } });
+  const engine = await createEngine({ config });
+  const started = performance.now();
+  await engine.runSource(ndjsonSource({ path: file, lineBytesMax: config.ingest.lineBytesMax }));
+  await whenFlushed(engine.checkpoint() as Promise<boolean>);
+  const seconds = (performance.now() - started) / 1000;
+  const peak = peakRssMiB();
+  const status = engine.query.status();
+  let trades = 0;
+  const market = engine.query.market!;
+  // Every pool of the file, read as GET /pools/{pool} reads it: the work really was derived.
+  for (const address of pools) trades += market.pool(address)?.totals.trade_count ?? 0;
+  const dbBytesByName = bytesByDatabase(engine.storage);
+  const key = (await createKeyStore(engine.storage, new WallClock()).create({ plan: 'scale' })).key;
+  const stopStarted = performance.now();
+  await engine.stop();
+  const stopSeconds = (performance.now() - stopStarted) / 1000;
+  const dbBytes = statSync(join(dataDir, 'data.mdb')).size;
+
+  const restartStarted = performance.now();
+  const again = await createEngine({ config });
+  const server = createServer({
+    config, log: again.log, query: again.query, keys: createKeyStore(again.storage, new WallClock()),
+    metrics: again.metrics, cursorSecret: await loadCursorSecret(again.storage),
+  });
+  const port = await server.listen();
+  const res = await fetch(`http://127.0.0.1:${port}/v1/pools/${pools[0]}`, { headers: { authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  const restartMs = performance.now() - restartStarted;
+  server.close();
+  await again.stop();
+  return {
+    mode: 'engine', seconds, ingested: status.ingested, deadLetters: status.deadLetters, trades, stopSeconds, dbBytes, dbBytesByName,
+    peakRssMiB: peak, restartMs, restartStatus: res.status,
+  };
+}
+
+const [mode, file, dataDir, poolsFile] = process.argv.slice(2);
+const result =
+  mode === 'gate'
+    ? { mode: 'gate' as const, ...(await (await import('./ingest-gate.ts')).runGate(file!, dataDir!)), peakRssMiB: peakRssMiB() }
+    : mode === 'engine'
+      ? await runEngine(file!, dataDir!, JSON.parse(readFileSync(poolsFile!, 'utf8')) as string[])
+      : null;
+if (!result) {
+  process.stderr.write(`engine-child: unknown mode ${mode}\n`);
+  process.exit(2);
+}
+process.send!(result);
+process.disconnect();
