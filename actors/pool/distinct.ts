@@ -62,11 +62,14 @@ export function murmur3(s: string, seed = 0x9747b28c): number {
   return h >>> 0;
 }
 
-function addHash(registers: Uint8Array, hash: number): void {
+/** Sets the register of `hash`; true if it grew (the estimate changed). */
+function addHash(registers: Uint8Array, hash: number): boolean {
   const index = hash >>> (32 - P);
   const rest = (hash << P) | 0;
   const rank = rest === 0 ? RANK_MAX : Math.clz32(rest) + 1;
-  if (rank > registers[index]!) registers[index] = rank;
+  if (rank <= registers[index]!) return false;
+  registers[index] = rank;
+  return true;
 }
 
 function estimate(registers: Uint8Array): number {
@@ -94,6 +97,8 @@ export class DistinctCounter {
   private hashes: Uint32Array | null;
   private n: number;
   private registers: Uint8Array | null;
+  /** The dense estimate until a register grows (reading it scans 2,048 registers); -1: stale. */
+  private estimated = -1;
 
   constructor(state?: CounterState) {
     // Copies: a decoded snapshot's bytes may be a view into a larger, unaligned buffer.
@@ -110,7 +115,10 @@ export class DistinctCounter {
 
   add(hash: number): void {
     const registers = this.registers;
-    if (registers !== null) return addHash(registers, hash);
+    if (registers !== null) {
+      if (addHash(registers, hash)) this.estimated = -1;
+      return;
+    }
     let hashes = this.hashes!;
     const n = this.n;
     // Common cases first: a repeat of the last hash, or a hash past the end.
@@ -141,7 +149,9 @@ export class DistinctCounter {
   }
 
   get count(): number {
-    return this.registers !== null ? estimate(this.registers) : this.n;
+    if (this.registers === null) return this.n;
+    if (this.estimated < 0) this.estimated = estimate(this.registers);
+    return this.estimated;
   }
 
   /** The state to persist, as bytes (msgpack keeps bytes, not typed array types). */

@@ -213,10 +213,16 @@ export class MarketQuery {
     return pools.sort((a, b) => isBase(b) - isBase(a) || value(b) - value(a) || a.pool_address.localeCompare(b.pool_address));
   }
 
+  /** Whether GET /tokens/{token} knows the token (without building its overview). */
+  tokenExists(address: string): boolean {
+    const t = this.hosts.tokens.get(address) as TokenState | undefined;
+    return t !== undefined && !(t.fields.decimals === undefined && t.pools.length === 0);
+  }
+
   /** GET /tokens/{token}: the token object, its main pool (the most liquid), snapshot, totals. */
   token(address: string) {
-    const t = this.hosts.tokens.get(address) as TokenState | undefined;
-    if (!t || (t.fields.decimals === undefined && t.pools.length === 0)) return null;
+    if (!this.tokenExists(address)) return null;
+    const t = this.hosts.tokens.get(address) as TokenState;
     const main = this.tokenPools(address)[0];
     const usd = main ? this.quoteUsd(main.info!.quote_address) : null;
     return {

@@ -17,7 +17,7 @@ export function tokenPools({ params, deps }: RouteContext<{ token_address: strin
 export function tokenTradesRoute({ params, query, deps }: RouteContext<{ token_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string }>) {
   const m = market(deps);
   return tradesPage(deps, 'token_trades', params.token_address, query, (after) =>
-    m.token(params.token_address) ? m.tokenTrades(params.token_address, { startTime: query.start_time, order: query.order, limit: query.limit, after }) : null,
+    m.tokenExists(params.token_address) ? m.tokenTrades(params.token_address, { startTime: query.start_time, order: query.order, limit: query.limit, after }) : null,
   );
 }
 
