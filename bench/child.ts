@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
+/** The V8 flags of `npm start` and bin/mds.js: a young generation large enough for ingest's garbage. */
+export const NODE_FLAGS = ['--max-semi-space-size=64'];
+
 /**
  * Child processes of the benchmarks: TypeScript run by Node through tsx's ESM hooks,
  * optionally pinned to CPUs with taskset and CPU-profiled. A benchmark that measures
@@ -38,7 +41,8 @@ export interface ChildOptions {
 }
 
 function nodeArgs(script: string, options: ChildOptions): string[] {
-  const flags = ['--import', TSX, ...(options.nodeFlags ?? [])];
+  // Every child, mds or baseline, runs with the V8 flags `npm start` uses (package.json).
+  const flags = ['--import', TSX, ...NODE_FLAGS, ...(options.nodeFlags ?? [])];
   if (options.cpuProfDir) flags.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
   return [...flags, script];
 }

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { stopChild } from './child.ts';
+import { NODE_FLAGS, stopChild } from './child.ts';
 
 /**
  * The fan-out benchmark's child processes: forked with an IPC channel, TypeScript
@@ -26,7 +26,7 @@ export class Peer<Out extends { type: string }, In extends { type: string }> {
     arg: unknown,
     nodeFlags: string[] = [],
   ) {
-    this.child = fork(script, [JSON.stringify(arg)], { execArgv: ['--import', TSX, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(script, [JSON.stringify(arg)], { execArgv: ['--import', TSX, ...NODE_FLAGS, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (raw) => {
       const message = raw as Message;
       if (message.type === 'error') return this.fail(new Error(`${this.name}: ${String(message.message)}`));
