@@ -1,8 +1,7 @@
+import { serveEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WallClock } from '../../engine/clock.ts';
-import { createKeyStore } from '../../engine/keys.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { createServer, type Server } from '../../transport/index.ts';
+import type { Server } from '../../transport/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -36,9 +35,10 @@ beforeAll(async () => {
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', slot: 1, at: T0 },
     { type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
   ]) await engine.ingest(e);
-  key = (await createKeyStore(engine.storage, new WallClock()).create({ plan: 'pro' })).key;
-  server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys: createKeyStore(engine.storage, new WallClock()), metrics: engine.metrics });
-  base = `http://127.0.0.1:${await server.listen()}`;
+  const served = await serveEngine(engine, { plan: 'pro' });
+  server = served.server;
+  base = served.base;
+  key = served.key;
 });
 afterAll(async () => {
   server.close();

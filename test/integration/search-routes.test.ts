@@ -1,9 +1,7 @@
+import { serveEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WallClock } from '../../engine/clock.ts';
-import { createKeyStore } from '../../engine/keys.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { loadCursorSecret } from '../../transport/http/cursor.ts';
-import { createServer, type Server } from '../../transport/index.ts';
+import type { Server } from '../../transport/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -81,10 +79,10 @@ beforeAll(async () => {
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 + 60 * MIN },
   ];
   for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
-  const keys = createKeyStore(engine.storage, new WallClock());
-  key = (await keys.create({ plan: 'pro' })).key;
-  server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys, metrics: engine.metrics, cursorSecret: await loadCursorSecret(engine.storage) });
-  base = `http://127.0.0.1:${await server.listen()}`;
+  const served = await serveEngine(engine, { plan: 'pro' });
+  server = served.server;
+  base = served.base;
+  key = served.key;
 });
 
 afterAll(async () => {
