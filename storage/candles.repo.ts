@@ -1,10 +1,8 @@
 import type { StoredCandle } from '../actors/pool/candles.ts';
-import { rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../actors/pool/trade.ts';
+import { intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
+import type { CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
 
-const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
-export const ivIndex = (interval: CandleInterval) => INTERVALS.indexOf(interval);
 
 /**
  * Closed candles in LMDB as segments (`candles`: key [pool, interval index, start_at of
@@ -71,7 +69,7 @@ export class CandlesRepo {
   }
 
   get(pool: string, interval: CandleInterval, startAt: number): StoredCandle | undefined {
-    const segment = this.segmentAt(pool, ivIndex(interval), startAt);
+    const segment = this.segmentAt(pool, intervalIndex(interval), startAt);
     if (!segment) return undefined;
     const list = segment.value;
     let lo = 0;
@@ -88,7 +86,7 @@ export class CandlesRepo {
 
   /** Candles with from <= start_at <= to: the newest `limit`, oldest first. */
   read(pool: string, interval: CandleInterval, from: number, to: number, limit: number): StoredCandle[] {
-    const iv = ivIndex(interval);
+    const iv = intervalIndex(interval);
     const out: StoredCandle[] = [];
     if (limit <= 0) return out;
     for (const { value } of this.storage.candles.getRange({ start: [pool, iv, to], end: [pool, iv, -1], reverse: true })) {
@@ -110,7 +108,7 @@ export class CandlesRepo {
    * its new first start). Returns the candles deleted.
    */
   prune(pool: string, interval: CandleInterval, before: number): number {
-    const iv = ivIndex(interval);
+    const iv = intervalIndex(interval);
     const db = this.storage.candles;
     let removed = 0;
     for (const { key, value } of db.getRange({ start: [pool, iv, -1], end: [pool, iv, before] })) {

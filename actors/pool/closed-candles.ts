@@ -1,9 +1,7 @@
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import { rowToStored, type CandleRow } from './candles.bucket.ts';
+import { intervalIndex, rowToStored, type CandleRow } from './candles.bucket.ts';
 import type { ClosedCandleStore, StoredCandle } from './candles.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from './trade.ts';
-
-const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
+import type { CandleInterval } from './trade.ts';
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its
@@ -92,7 +90,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
 
   /** Memory first (newest first: the buffer, then writes in flight), then LMDB. */
   get(interval: CandleInterval, startAt: number): StoredCandle | undefined {
-    const iv = INTERVALS.indexOf(interval);
+    const iv = intervalIndex(interval);
     for (let i = this.buffer.length - 1; i >= 0; i--) {
       const row = this.buffer[i]!;
       if (row[1] === startAt && row[0] === iv) return rowToStored(row);
@@ -104,7 +102,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
   read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[] {
     const stored = this.repo ? this.repo.read(this.pool, interval, fromStartAt, toStartAt, limit) : [];
     const memory: StoredCandle[] = [];
-    const iv = INTERVALS.indexOf(interval);
+    const iv = intervalIndex(interval);
     const take = (row: CandleRow) => row[0] === iv && row[1]! >= fromStartAt && row[1]! <= toStartAt;
     for (const batch of this.writing) for (const row of batch) if (take(row)) memory.push(rowToStored(row));
     for (const row of this.buffer) if (take(row)) memory.push(rowToStored(row));

@@ -53,16 +53,9 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
     state.waiting.push(e);
     return;
   }
-  applySwap(state, e, inputs);
-  if (outputs) outputs.trade(state, state.unsaved[lastIndexOf(state.unsaved, e)]!);
+  const { stored } = applySwap(state, e, inputs);
+  if (outputs) outputs.trade(state, stored);
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
-}
-
-/** Index of the swap's trade in `unsaved` (it was just inserted, usually last). */
-function lastIndexOf(unsaved: StoredTrade[], e: SwapEvent): number {
-  let i = unsaved.length - 1;
-  while (i > 0 && !(unsaved[i]![1] === e.slot && unsaved[i]![2] === e.tx_index && unsaved[i]![3] === e.event_index)) i--;
-  return i;
 }
 
 interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct'> {

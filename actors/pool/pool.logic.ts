@@ -151,7 +151,13 @@ const posAfter = (a: [number, number, number], e: SwapEvent) =>
  * totals. Reserves follow the latest trade by chain position, so late arrivals do not
  * move them back.
  */
-export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): PoolTrade {
+/** What applySwap derived: the trade, and the record of it the trades store keeps. */
+export interface AppliedSwap {
+  trade: PoolTrade;
+  stored: StoredTrade;
+}
+
+export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): AppliedSwap {
   const baseScale = 10 ** p.baseDecimals;
   const quoteScale = 10 ** p.quoteDecimals;
   const baseAmount = Number(e.base_amount_raw) / baseScale;
@@ -221,7 +227,7 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Poo
   state.candles.add(trade);
   state.windows.add(trade);
   state.distinct.add(e.wallet_address, buy);
-  return trade;
+  return { trade, stored };
 }
 
 function insertSorted(list: StoredTrade[], t: StoredTrade): void {

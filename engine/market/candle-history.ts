@@ -1,9 +1,9 @@
-import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
+import { INTERVAL_NAMES as INTERVALS, intervalIndex } from '../../actors/pool/candles.bucket.ts';
+import type { CandleInterval } from '../../actors/pool/trade.ts';
 
 /** DECISIONS.md: the server keeps at least the last 10 minutes of candle events. */
 export const RESUME_HISTORY_MS = 10 * 60_000;
 
-const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
 /** A run: seqs [from, to] that all changed the candle starting at `start`, last recorded at `at`. */
 const RUN = 4;
 
@@ -49,7 +49,7 @@ export class CandleHistory {
     }
     if (watched) h.until = now + RESUME_HISTORY_MS;
     for (const { interval, start_at } of changed) {
-      const runs = h.runs[INTERVALS.indexOf(interval)]!;
+      const runs = h.runs[intervalIndex(interval)]!;
       const seq = seqOf(interval);
       const n = runs.length;
       // The same candle at the next seq extends its run; at the same seq it is already there.
@@ -85,7 +85,7 @@ export class CandleHistory {
   changedSince(pool: string, interval: CandleInterval, afterSeq: number): number[] | null {
     const h = this.pools.get(pool);
     if (!h) return null;
-    const iv = INTERVALS.indexOf(interval);
+    const iv = intervalIndex(interval);
     if (afterSeq < h.coveredFrom[iv]! - 1) return null;
     const runs = h.runs[iv]!;
     const starts = new Set<number>();

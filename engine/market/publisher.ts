@@ -1,6 +1,6 @@
 import type { PoolOutputs } from '../../actors/pool/pool.actor.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
+import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
@@ -9,7 +9,6 @@ import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
 import type { MarketQuery } from './market-query.ts';
 import { tradeRecord } from './views.ts';
 
-const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
 const MODES = ['price', 'market_cap'] as const;
 const CURRENCIES = ['usd', 'quote'] as const;
 
@@ -34,7 +33,7 @@ interface PoolWatch {
 }
 
 /** Every (interval, mode, currency) series, in a fixed order. */
-const SERIES = INTERVALS.flatMap((interval) => MODES.flatMap((mode) => CURRENCIES.map((currency) => ({ interval, mode, currency }))));
+const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURRENCIES.map((currency) => ({ interval, mode, currency }))));
 
 /**
  * The engine's live output (ARCHITECTURE.md, "Topics"): turns what the actors apply
