@@ -102,6 +102,18 @@ export interface TempDir {
   cleanup(): void;
 }
 
+/**
+ * A builder of distinct buy swaps in one pool, one slot apart, with fixed amounts
+ * (1 token for 1 SOL; reserves 1,000 tokens / 1 SOL) unless `extra` says otherwise.
+ */
+export function swapMaker(pool: string, wallet: string, seed: number, firstSlot: number) {
+  let n = 0;
+  return (at: number, extra: Record<string, unknown> = {}) => ({
+    type: 'swap', tx_hash: base58(rng(seed + ++n), 88), slot: firstSlot + n, tx_index: 0, event_index: 0, at, pool_address: pool, wallet_address: wallet, side: 'buy',
+    base_amount_raw: '1000000', quote_amount_raw: '1000000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000', ...extra,
+  });
+}
+
 export function tempDir(prefix = 'mds-test-'): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };

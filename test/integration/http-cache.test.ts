@@ -2,7 +2,7 @@ import { serveEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import type { Server } from '../../transport/index.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
  * The response cache of /pools/{pool} and its candles never serves a body older than
@@ -14,11 +14,7 @@ const r = rng(606);
 const MINT = base58(r, 44);
 const POOL = base58(r, 44);
 const T0 = 1_767_225_600_000;
-let n = 0;
-const swap = (at: number) => ({
-  type: 'swap', tx_hash: base58(rng(60_000 + ++n), 88), slot: 20_000 + n, tx_index: 0, event_index: 0, at, pool_address: POOL, wallet_address: MINT, side: 'buy',
-  base_amount_raw: '1000000', quote_amount_raw: '1000000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000',
-});
+const swap = swapMaker(POOL, MINT, 60000, 20000);
 
 let dir: TempDir;
 let engine: Engine;

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 const r = rng(31);
 const MINT = base58(r, 44);
 const POOL = base58(r, 44);
 const DAY = 86_400_000;
 const T0 = 1_767_225_600_000;
-let n = 0;
-const swap = (at: number) => ({
-  type: 'swap', tx_hash: base58(rng(50_000 + ++n), 88), slot: 10_000 + n, tx_index: 0, event_index: 0, at, pool_address: POOL, wallet_address: MINT, side: 'buy',
-  base_amount_raw: '1000000', quote_amount_raw: '1000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000',
-});
+const swap = swapMaker(POOL, MINT, 50000, 10000);
 
 let dir: TempDir;
 let engine: Engine;
