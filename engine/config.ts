@@ -53,7 +53,7 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ingest: z
       .object({
-        batchMax: z.number().int().min(1).max(100_000).default(2_000).describe('events per ingest-log transaction at most'),
+        batchMax: z.number().int().min(1).max(100_000).default(2_000).describe('events per ingest-log transaction; a parsed chunk of input (up to 1 MiB) is never split, so one chunk may pass it'),
         batchesInFlightMax: z.number().int().min(1).max(64).default(8).describe('uncommitted batches before sources are paused'),
         lineBytesMax: z.number().int().min(1024).default(1_048_576).describe('longest NDJSON line accepted; longer lines go to dead letters'),
       })

@@ -62,8 +62,8 @@ export interface Storage {
   readonly env: RootDatabase;
   /** ingest seq of a batch's first event → the batch. */
   readonly ingestLog: Database<LogBatch, number>;
-  /** [identity bucket, batch seq] → the bucket's identities that batch added; what makes ingest idempotent. */
-  readonly identities: Database<string[], [string, number]>;
+  /** [identity bucket, batch seq] → the bucket's identities that batch added (joined by '\n', or an array for labels); what makes ingest idempotent. */
+  readonly identities: Database<string[] | string, [string, number]>;
   readonly deadLetters: Database<DeadLetter, number>;
   /** actor id (`<kind>:<key>`) → snapshot. */
   readonly snapshots: Database<Snapshot, string>;

@@ -115,6 +115,10 @@ export class IngestGate implements IngestSink {
     const { buckets, bucketEnds, members, types, ends, tokens, unknownFields } = chunk;
     const bytes = chunk.bytes as Buffer;
     const count = ends.length;
+    // A chunk is never split across batches, and starts a new one when it would take
+    // the open batch past batchMax: a batch that is one whole chunk logs the chunk's own
+    // bytes, uncopied. So a batch may pass batchMax when a single chunk does.
+    if (this.open && this.open.events.length + count > this.batchMax) this.writeOpenBatch();
     let runStart = 0; // first line of the run of kept lines not yet in a batch
     let token = 0;
     let bucketRun = 0;
@@ -142,13 +146,9 @@ export class IngestGate implements IngestSink {
       const type = EVENT_TYPES[types[i]!]!;
       batch.typeCounts[type] = (batch.typeCounts[type] ?? 0) + 1;
       if (unknownFields[i]) this.metrics.unknownFields.inc({ type });
-      if (batch.events.length >= this.batchMax) {
-        this.appendRun(bytes, ends, runStart, i + 1);
-        runStart = i + 1;
-        this.writeOpenBatch();
-      }
     }
     this.appendRun(bytes, ends, runStart, count);
+    if (this.open && this.open.events.length >= this.batchMax) this.writeOpenBatch();
   }
 
   /**

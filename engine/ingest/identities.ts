@@ -41,7 +41,9 @@ export class IdentityIndex {
 
   /** Queues the open batch's identities; called in the event turn of the batch's log put. */
   writeStaged(batchSeq: number): void {
-    for (const [bucket, members] of this.staged) this.storage.identities.put([bucket, batchSeq], members);
+    // One string per bucket is cheaper to encode than an array of short strings; label
+    // identities hold free text, so they stay an array.
+    for (const [bucket, members] of this.staged) this.storage.identities.put([bucket, batchSeq], bucket[0] === 'l' ? members : members.join('\n'));
     this.staged = new Map();
   }
 
@@ -55,7 +57,7 @@ export class IdentityIndex {
     if (entry) return entry;
     const members = new Set<string>();
     for (const { value } of this.storage.identities.getRange({ start: [name], end: [name, Number.MAX_SAFE_INTEGER] })) {
-      for (const member of value) members.add(member);
+      for (const member of typeof value === 'string' ? value.split('\n') : value) members.add(member);
     }
     entry = { members, lastBatchSeq: 0 };
     this.buckets.set(name, entry);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
-import { REQUIRED, WSOL, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { OTHER_WALLET, REQUIRED, WSOL, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
 
 let dirs: TempDir[] = [];
 let engines: Engine[] = [];
@@ -110,6 +110,27 @@ describe('ingest gate', () => {
     expect(engine.query.status().ingested).toBe(events.length);
     const ids = logged(engine).map(identityOf);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('dedups across a restart whatever form the stored identities take: joined, arrays (older data dirs), labels with newlines', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const label = { type: 'label', wallet_address: OTHER_WALLET, label: 'line one\nline two', action: 'add', at: 1_767_225_600_000 };
+    const events = [...Object.values(sampleEvents()), label];
+    let engine = await createEngine({ config: testConfig(dir.path) });
+    for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
+    const stored = [...engine.storage.identities.getRange()];
+    expect(stored.some(({ value }) => typeof value === 'string')).toBe(true);
+    expect(stored.some(({ value }) => Array.isArray(value) && value.some((m) => m.includes('\n')))).toBe(true);
+    // Half the buckets rewritten as arrays, the form data directories written before had.
+    for (const { key, value } of stored.filter((_, i) => i % 2 === 0)) {
+      if (typeof value === 'string') await engine.storage.identities.put(key, value.split('\n'));
+    }
+    await engine.stop();
+    engine = await createEngine({ config: testConfig(dir.path) });
+    engines.push(engine);
+    for (const e of events) expect(await engine.ingest(e)).toEqual({ status: 'duplicate' });
+    expect(engine.query.status().ingested).toBe(events.length);
   });
 
   it('counts and ignores unknown types and unknown fields', async () => {
