@@ -10,9 +10,25 @@ import { open, type Database, type Key, type RootDatabase } from "lmdb";
 
 /**
  * A batch of the ingest log: the validated events as NDJSON bytes (each line ending
- * in '\n'), in seq order from its key. Lines keep the bytes the source sent.
+ * in '\n'), in seq order from its key. Lines keep the bytes the source sent. Stored
+ * raw (encoding 'binary'): msgpack would copy every batch once more on the way in.
+ * Read it through `logBytes`.
  */
 export type LogBatch = Uint8Array;
+
+/**
+ * The NDJSON bytes of an ingest-log value. Data directories written before the log
+ * was stored raw hold msgpack bin values (a 0xc4/0xc5/0xc6 header, then the bytes); a
+ * raw batch starts with '{' (every event is a JSON object), so the two never mix up.
+ */
+export function logBytes(value: Uint8Array): Buffer {
+  const buffer = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const head = buffer[0];
+  if (head === 0xc4) return buffer.subarray(2, 2 + buffer[1]!);
+  if (head === 0xc5) return buffer.subarray(3, 3 + buffer.readUInt16BE(1));
+  if (head === 0xc6) return buffer.subarray(5, 5 + buffer.readUInt32BE(1));
+  return buffer;
+}
 
 export interface DeadLetter {
   /** Wall time the event was rejected at (Unix ms). */
@@ -60,7 +76,7 @@ export const DEAD_LETTER_RAW_MAX = 4_096;
 export interface Storage {
   readonly path: string;
   readonly env: RootDatabase;
-  /** ingest seq of a batch's first event → the batch. */
+  /** ingest seq of a batch's first event → the batch (raw bytes: read with `logBytes`). */
   readonly ingestLog: Database<LogBatch, number>;
   /** [identity bucket, batch seq] → the bucket's identities that batch added (joined by '\n', or an array for labels); what makes ingest idempotent. */
   readonly identities: Database<string[] | string, [string, number]>;
@@ -106,7 +122,7 @@ export function openStorage(path: string): Storage {
   return {
     path,
     env,
-    ingestLog: db('ingest_log'),
+    ingestLog: db('ingest_log', { encoding: 'binary' }),
     identities: db('identities'),
     deadLetters: structured('dead_letters'),
     snapshots: db('snapshots'),

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
 import type { Metrics } from '../metrics.ts';
 import type { IngestSink } from '../sources/source.ts';
-import { DEAD_LETTER_RAW_MAX, whenFlushed, type Storage } from '../../storage/lmdb.ts';
+import { DEAD_LETTER_RAW_MAX, logBytes, whenFlushed, type Storage } from '../../storage/lmdb.ts';
 import { CommittedBatch, logLineCount, logLines } from './batch.ts';
 import { EVENT_TYPES, KNOWN_MINTS, type IngestEvent } from './events.ts';
 import { IdentityIndex } from './identities.ts';
@@ -353,7 +353,7 @@ function sourceAt(origin: string, position: number | undefined): string {
 
 /** The last ingest seq in the log (0 for an empty log). */
 export function lastLoggedSeq(storage: Storage): number {
-  for (const { key, value } of storage.ingestLog.getRange({ reverse: true, limit: 1 })) return key + logLineCount(value) - 1;
+  for (const { key, value } of storage.ingestLog.getRange({ reverse: true, limit: 1 })) return key + logLineCount(logBytes(value)) - 1;
   return 0;
 }
 
@@ -364,7 +364,7 @@ export function* readLog(storage: Storage, fromSeq: number, toSeq = Number.MAX_S
   for (const key of storage.ingestLog.getKeys({ start: fromSeq, reverse: true, limit: 1 })) start = key;
   for (const { key, value } of storage.ingestLog.getRange({ start, end: toSeq + 1 })) {
     let seq = key;
-    for (const line of logLines(value)) {
+    for (const line of logLines(logBytes(value))) {
       if (seq > toSeq) return;
       if (seq >= fromSeq) yield { seq, event: JSON.parse(line) as IngestEvent };
       seq++;

@@ -31,12 +31,15 @@ export class ChunkParser {
     }
   }
 
-  /** Validates a piece of whole lines (the last one may lack its newline). */
-  parse(bytes: Buffer): Promise<ParsedChunk> {
+  /**
+   * Validates a piece of whole lines (the last one may lack its newline). Its memory
+   * is transferred, not copied, when the piece spans all of it, or when the caller
+   * says nothing else uses the rest (`transferable`); otherwise the piece is copied.
+   */
+  parse(bytes: Buffer, transferable = false): Promise<ParsedChunk> {
     if (this.failure) return Promise.reject(this.failure);
-    // Transfer the memory when the piece owns all of it; copy otherwise (a slice, a pooled buffer).
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
-    const payload = own ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
+    const own = !(bytes.buffer instanceof SharedArrayBuffer) && (transferable || (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength));
+    const payload = own ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
     const entry = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
     return new Promise((resolve, reject) => {

@@ -57,8 +57,9 @@ class Builder {
 
   finish(input: Buffer, lines: number): ParsedChunk {
     let bytes: Buffer;
-    if (this.verbatim && this.size === input.length && input.byteOffset === 0 && input.buffer.byteLength === input.length) {
-      // Every line kept as it came, with its newline: send the input back, uncopied.
+    if (this.verbatim && this.size === input.length) {
+      // Every line kept as it came, with its newline: send the input back, uncopied
+      // (a view of the transferred memory, which goes back with it).
       bytes = input;
     } else {
       // Its own memory, never Buffer's shared pool: the buffer is transferred.

@@ -1,4 +1,5 @@
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import { REJECTED_HEAD_BYTES } from '../ingest/lines.ts';
@@ -82,6 +83,49 @@ class PieceCutter {
   }
 }
 
+/** Bytes read from a file at a time. */
+const FILE_READ_BYTES = 1 << 20;
+
+/**
+ * A file's bytes in chunks that end at a newline, each in its own ArrayBuffer: the
+ * bytes after a chunk's last newline are copied to the head of the next one (a part
+ * of one line), so the chunk itself is never copied again: it is transferred to a
+ * parse worker, comes back, and is logged as it is. A read with no newline (a line
+ * longer than a read) goes out as it is, for the cutter to hold or reject.
+ */
+async function* lineAlignedChunks(path: string, signal: AbortSignal): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    let tail: Buffer | null = null;
+    while (!signal.aborted) {
+      const head: number = tail?.length ?? 0;
+      // Not from Buffer's shared pool (it is transferred), and not zero-filled (it is read into).
+      const buffer: Buffer = Buffer.allocUnsafeSlow(head + FILE_READ_BYTES);
+      if (tail) tail.copy(buffer);
+      const { bytesRead } = await file.read(buffer, head, FILE_READ_BYTES, null);
+      const filled = head + bytesRead;
+      if (bytesRead === 0) {
+        if (tail) yield tail;
+        return;
+      }
+      const last: number = buffer.lastIndexOf(NEWLINE, filled - 1);
+      if (last === -1) {
+        tail = null;
+        yield buffer.subarray(0, filled);
+        continue;
+      }
+      tail = last + 1 < filled ? Buffer.from(buffer.subarray(last + 1, filled)) : null;
+      OWN_BUFFERS.add(buffer.buffer);
+      yield buffer.subarray(0, last + 1);
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** ArrayBuffers lineAlignedChunks allocated and no longer touches: safe to transfer. */
+const OWN_BUFFERS = new WeakSet<ArrayBufferLike>();
+
 /**
  * NDJSON replay from a file or stdin: one event per line. Pieces of whole lines go to
  * parse worker threads (line checks, JSON.parse, zod, identities) and come back
@@ -96,7 +140,7 @@ export function ndjsonSource(options: NdjsonOptions): Source {
     name: origin,
     finite: true,
     async run(sink: IngestSink, signal: AbortSignal): Promise<void> {
-      const stream = options.stream ?? (options.path === '-' ? process.stdin : createReadStream(options.path, { highWaterMark: 1 << 20 }));
+      const stream: AsyncIterable<Buffer> = options.stream ?? (options.path === '-' ? process.stdin : lineAlignedChunks(options.path, signal));
       const total = options.path !== '-' && !options.stream ? statSync(options.path).size : 0;
       const bar = options.progress && total > 0
         ? new cliProgress.SingleBar({ format: 'ingest {bar} {percentage}% | {value}/{total} bytes | {eta}s', stream: process.stderr }, cliProgress.Presets.shades_classic)
@@ -129,10 +173,10 @@ export function ndjsonSource(options: NdjsonOptions): Source {
         if (wait) await wait;
       };
       const send = (piece: Buffer | null) => {
-        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece) });
+        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece, OWN_BUFFERS.has(piece.buffer)) });
       };
       try {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
+        for await (const chunk of stream) {
           if (signal.aborted) break;
           readBytes += chunk.length;
           send(cutter.cut(chunk));
@@ -149,7 +193,6 @@ export function ndjsonSource(options: NdjsonOptions): Source {
         await parser.close();
         bar?.update(readBytes);
         bar?.stop();
-        if (options.stream === undefined && options.path !== '-') (stream as Readable).destroy();
       }
     },
   };

@@ -133,6 +133,29 @@ describe('ingest gate', () => {
     expect(engine.query.status().ingested).toBe(events.length);
   });
 
+  it('reads an ingest log written msgpack-encoded (older data dirs) as it reads the raw one', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const events = Object.values(sampleEvents());
+    let engine = await createEngine({ config: testConfig(dir.path) });
+    for (const e of events) await engine.ingest(e);
+    const before = logged(engine);
+    expect(before).toHaveLength(events.length);
+    const old = engine.storage.env.openDB<Uint8Array, number>({ name: 'ingest_log', encoding: 'msgpack' });
+    for (const { key, value } of [...engine.storage.ingestLog.getRange()]) {
+      expect(value[0]).toBe(0x7b); // raw NDJSON
+      await old.put(key, Buffer.from(value));
+    }
+    expect([...engine.storage.ingestLog.getRange()].every(({ value }) => value[0] !== 0x7b)).toBe(true);
+    await engine.stop();
+    engine = await createEngine({ config: testConfig(dir.path) });
+    engines.push(engine);
+    expect(logged(engine)).toEqual(before);
+    expect(engine.query.status().ingested).toBe(events.length);
+    const next = { ...sampleEvents().swap, event_index: 9 };
+    expect(await engine.ingest(next)).toEqual({ status: 'applied', seq: events.length + 1 });
+  });
+
   it('counts and ignores unknown types and unknown fields', async () => {
     const engine = await open();
     expect(await engine.ingest({ type: 'future_thing', x: 1 })).toMatchObject({ status: 'ignored' });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +59,21 @@ describe('NDJSON source', () => {
       expect(letters.every((l) => l.raw.length <= 4096)).toBe(true);
     });
   }
+
+  it('logs a file of several MiB byte for byte, whatever lines cross its 1 MiB reads', async () => {
+    dir = tempDir();
+    // Lines of varying length (padded with an unknown field), so that reads end mid-line at different offsets.
+    const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ type: 'quote_price', quote_address: WSOL, price_usd: 100 + i, at: i + 1, pad: 'p'.repeat(i % 97) }));
+    const bytes = Buffer.from(lines.join('\n') + '\n');
+    expect(bytes.length).toBeGreaterThan(3 * 2 ** 20);
+    const file = join(dir.path, 'big.ndjson');
+    writeFileSync(file, bytes);
+    engine = await createEngine({ config: testConfig(join(dir.path, 'data')) });
+    await engine.runSource(ndjsonSource({ path: file, lineBytesMax: 1024 }));
+    expect(engine.query.status()).toMatchObject({ ingested: lines.length, deadLetters: 0 });
+    const logged = [...engine.storage.ingestLog.getRange()].map(({ value }) => Buffer.from(value));
+    expect(Buffer.concat(logged).equals(bytes)).toBe(true);
+  });
 
   it('replays from stdin with `mds replay -`', () => {
     dir = tempDir();
