@@ -7,6 +7,7 @@ import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.l
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles, decodeRows, encodeRows } from './closed-candles.ts';
+import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
@@ -58,12 +59,14 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
 }
 
-interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct'> {
+interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain'> {
   candles: unknown;
   /** The closed-candle buffer, encodeRows'd. */
   closed: Uint8Array;
   windows: unknown;
   distinct: ReturnType<DistinctWallets["toSnapshot"]>;
+  /** CurveGain's bytes; absent in snapshots written before it existed. */
+  curveGain?: Uint8Array | null;
 }
 
 /**
@@ -113,7 +116,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       state.unsaved = [];
     },
     toSnapshot(state): PoolSnapshot {
-      return { ...state, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot() };
+      return { ...state, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;
@@ -124,6 +127,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
         candles: PoolCandles.fromSnapshot(s.candles, closed),
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
+        curveGain: new CurveGain(s.curveGain),
       };
     },
   };

@@ -3,6 +3,7 @@ import { compareStored, type StoredTrade, type TradeKey } from '../../storage/tr
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
 import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
+import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import type { PoolTrade } from './trade.ts';
 import { PoolWindows } from './windows.ts';
@@ -79,6 +80,8 @@ export interface PoolState {
   windows: PoolWindows;
   /** All-time distinct traders, buyers, sellers (approximate). */
   distinct: DistinctWallets;
+  /** A curve's reserve at the start of the last 5 minutes (bonding_curve_gain_5m_pct). */
+  curveGain: CurveGain;
 }
 
 
@@ -108,6 +111,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     closed,
     windows: new PoolWindows(),
     distinct: new DistinctWallets(),
+    curveGain: new CurveGain(),
   };
 }
 
@@ -194,6 +198,9 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     if (usd !== null) state.last_quote_usd = usd;
   }
   if (p.supply !== null) state.supply = p.supply;
+  if (e.real_base_reserve_raw != null && state.info?.pool_type === 'bonding_curve') {
+    state.curveGain.add(e.at, e.slot, e.tx_index, e.event_index, Number(e.real_base_reserve_raw) / baseScale);
+  }
   const t = state.totals;
   const buy = e.side === 'buy';
   t.trade_count++;
@@ -254,6 +261,22 @@ export function curveProgress(s: PoolState): number | null {
   const initial = info.curve_initial_real_base;
   if (!initial || s.real_base_reserve === null) return 0;
   return Math.min(100, Math.max(0, (100 * (initial - s.real_base_reserve)) / initial));
+}
+
+/**
+ * bonding_curve_gain_5m_pct: curve progress now minus progress at the start of the
+ * 5 minutes up to `now` (curve-gain.ts), in percentage points, rounded like the
+ * other percentages; null for pools without a curve and for a curve that graduated
+ * (its progress reads 0 from then on, which is no loss of progress).
+ */
+export function curveGain5m(s: PoolState, now: number): number | null {
+  const info = s.info;
+  const progress = curveProgress(s);
+  if (progress === null || !info || info.replaced_by_pool_address || !info.curve_initial_real_base) return null;
+  const initial = info.curve_initial_real_base;
+  const reserve = s.curveGain.reserveAtWindowStart(now);
+  const before = reserve === null ? 0 : Math.min(100, Math.max(0, (100 * (initial - reserve)) / initial));
+  return progress - before;
 }
 
 /** Is the quote asset wSOL/USDC (priced by quote_price) rather than a token? */

@@ -1,0 +1,107 @@
+/**
+ * What `bonding_curve_gain_5m_pct` (SERVICE.md 2.4: "curve progress gained in the last
+ * 5 minutes") needs: the curve's real base reserve at the start of the last 5 minutes.
+ *
+ * The 5 minutes are those of the 5m window (windows.ts): 60 buckets of 5 s up to the
+ * bucket holding `now`, so the gain and `windowed.5m` cover the same trades. The
+ * reference is the reserve after the last trade, by chain position, in a bucket before
+ * the window; a curve with no trade before the window started at progress 0 (a curve is
+ * created empty). The gain is progress now minus progress then, in percentage points.
+ *
+ * State: a ring of 64 buckets (more than the 60 of the window, so the bucket just
+ * before it is still there), each the last trade by position in it (bucket, slot, sub,
+ * reserve), and one register for the newest trade that left the ring. Plain numbers in
+ * one Float64Array, allocated on a curve's first trade: 2 KB per bonding-curve pool,
+ * nothing for AMM pools. A trade arriving after its bucket left the ring (more than
+ * 320 s late) only moves the register if it is later by position than what it holds.
+ */
+
+const BUCKET_MS = 5_000;
+const WINDOW_BUCKETS = 60;
+const RING = 64;
+const FIELDS = 4;
+/** Offsets within an entry. */
+const BUCKET = 0;
+const SLOT = 1;
+const SUB = 2;
+const RESERVE = 3;
+/** The register sits after the ring. */
+const REGISTER = RING * FIELDS;
+const SIZE = REGISTER + FIELDS;
+/** Sub-slot position: tx index × SPAN + event index (as candles order trades). */
+const SPAN = 65_536;
+
+const later = (d: Float64Array, o: number, bucket: number, slot: number, sub: number) =>
+  bucket > d[o + BUCKET]! || (bucket === d[o + BUCKET]! && (slot > d[o + SLOT]! || (slot === d[o + SLOT]! && sub > d[o + SUB]!)));
+
+export class CurveGain {
+  private d: Float64Array | null;
+  private newestAt = -Infinity;
+
+  constructor(snapshot?: Uint8Array | null) {
+    this.d = null;
+    if (snapshot && snapshot.byteLength === (SIZE + 1) * 8) {
+      const all = new Float64Array(SIZE + 1);
+      new Uint8Array(all.buffer).set(snapshot);
+      this.newestAt = all[SIZE]!;
+      this.d = all.subarray(0, SIZE);
+    }
+  }
+
+  /** A curve trade: `reserve` is its real base reserve after the trade, whole tokens. */
+  add(at: number, slot: number, txIndex: number, eventIndex: number, reserve: number): void {
+    const d = (this.d ??= empty());
+    if (at > this.newestAt) this.newestAt = at;
+    const bucket = Math.floor(at / BUCKET_MS);
+    const sub = txIndex * SPAN + eventIndex;
+    const o = (bucket % RING) * FIELDS;
+    const held = d[o + BUCKET]!;
+    if (held === bucket) {
+      if (later(d, o, bucket, slot, sub)) set(d, o, bucket, slot, sub, reserve);
+    } else if (held < bucket) {
+      // The entry's trade leaves the ring: it becomes the register if it is the newest gone.
+      if (held !== -Infinity && later(d, REGISTER, held, d[o + SLOT]!, d[o + SUB]!)) set(d, REGISTER, held, d[o + SLOT]!, d[o + SUB]!, d[o + RESERVE]!);
+      set(d, o, bucket, slot, sub, reserve);
+    } else if (later(d, REGISTER, bucket, slot, sub)) set(d, REGISTER, bucket, slot, sub, reserve);
+  }
+
+  /**
+   * The real base reserve at the start of the 5 minutes up to `now` (read as of the
+   * newest trade when `now` is before it); null when the curve had no trade before.
+   */
+  reserveAtWindowStart(now: number): number | null {
+    const d = this.d;
+    if (d === null) return null;
+    const start = Math.floor(Math.max(now, this.newestAt) / BUCKET_MS) - (WINDOW_BUCKETS - 1);
+    let best = -1;
+    for (let o = 0; o < REGISTER; o += FIELDS) {
+      const bucket = d[o + BUCKET]!;
+      if (bucket !== -Infinity && bucket < start && (best < 0 || later(d, best, bucket, d[o + SLOT]!, d[o + SUB]!))) best = o;
+    }
+    const register = d[REGISTER + BUCKET]!;
+    if (register !== -Infinity && register < start && (best < 0 || later(d, best, d[REGISTER + BUCKET]!, d[REGISTER + SLOT]!, d[REGISTER + SUB]!))) best = REGISTER;
+    return best < 0 ? null : d[best + RESERVE]!;
+  }
+
+  /** Bytes for the pool's snapshot; null before the first curve trade. */
+  toSnapshot(): Uint8Array | null {
+    if (this.d === null) return null;
+    const all = new Float64Array(SIZE + 1);
+    all.set(this.d);
+    all[SIZE] = this.newestAt;
+    return new Uint8Array(all.buffer);
+  }
+}
+
+function empty(): Float64Array {
+  const d = new Float64Array(SIZE);
+  for (let o = 0; o < SIZE; o += FIELDS) d[o + BUCKET] = -Infinity;
+  return d;
+}
+
+function set(d: Float64Array, o: number, bucket: number, slot: number, sub: number, reserve: number): void {
+  d[o + BUCKET] = bucket;
+  d[o + SLOT] = slot;
+  d[o + SUB] = sub;
+  d[o + RESERVE] = reserve;
+}
