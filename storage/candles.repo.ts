@@ -5,6 +5,15 @@ import type { Storage } from './lmdb.ts';
 
 
 /**
+ * Per interval, the start_at of the newest candle a pool has in the store: NaN when not
+ * known yet (read from LMDB once), −Infinity for none. Held by the pool so that a
+ * write need not read its last segment back. Only a hint: a candle after it is appended
+ * as a new segment, one at or before it is merged where it belongs, so a stale value
+ * (retention removed the segment) still places every candle right.
+ */
+export type SegmentTails = Float64Array;
+
+/**
  * Closed candles in LMDB as segments (`candles`: key [pool, interval index, start_at of
  * its first candle], value the segment's CandleRows ascending by start_at: StoredCandle
  * tuples with the interval's index for its name, so that neither the engine nor msgpack
@@ -20,7 +29,7 @@ export class CandlesRepo {
   constructor(private readonly storage: Storage) {}
 
   /** Writes closed candles of one pool (any intervals, any order); resolves when committed. */
-  write(pool: string, candles: readonly CandleRow[]): Promise<unknown> {
+  write(pool: string, candles: readonly CandleRow[], tails?: SegmentTails): Promise<unknown> {
     const byInterval = new Map<number, CandleRow[]>();
     for (const c of candles) {
       const iv = c[0]!;
@@ -31,20 +40,20 @@ export class CandlesRepo {
     let last: Promise<unknown> = Promise.resolve();
     for (const [iv, list] of byInterval) {
       list.sort((a, b) => a[1]! - b[1]!);
-      const tail = this.lastSegment(pool, iv);
-      const lastStart = tail ? tail.value[tail.value.length - 1]![1] : -Infinity;
+      let lastStart = tails ? tails[iv]! : NaN;
+      if (Number.isNaN(lastStart)) {
+        const tail = this.segmentAt(pool, iv, Number.MAX_SAFE_INTEGER);
+        lastStart = tail ? tail.value[tail.value.length - 1]![1]! : -Infinity;
+      }
       let i = 0;
       while (i < list.length && list[i]![1]! <= lastStart) last = this.mergeInto(pool, iv, list[i++]!);
-      if (i < list.length) last = this.storage.candles.put([pool, iv, list[i]![1]], i === 0 ? list : list.slice(i));
+      if (i < list.length) {
+        last = this.storage.candles.put([pool, iv, list[i]![1]], i === 0 ? list : list.slice(i));
+        lastStart = list[list.length - 1]![1]!;
+      }
+      if (tails) tails[iv] = lastStart;
     }
     return last;
-  }
-
-  private lastSegment(pool: string, iv: number): { key: unknown[]; value: CandleRow[] } | undefined {
-    for (const { key, value } of this.storage.candles.getRange({ start: [pool, iv, Number.MAX_SAFE_INTEGER], end: [pool, iv, -1], reverse: true, limit: 1 })) {
-      return { key: key as unknown[], value: value as CandleRow[] };
-    }
-    return undefined;
   }
 
   /** The segment whose range holds `start` (the last one beginning at or before it). */

@@ -1,5 +1,5 @@
-import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import { intervalIndex, rowToStored, type CandleRow } from './candles.bucket.ts';
+import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
+import { INTERVAL_NAMES, intervalIndex, rowToStored, type CandleRow } from './candles.bucket.ts';
 import type { ClosedCandleStore, StoredCandle } from './candles.ts';
 import type { CandleInterval } from './trade.ts';
 
@@ -50,6 +50,8 @@ export class PoolClosedCandles implements ClosedCandleStore {
   buffer: CandleRow[];
   /** Written, not yet committed. */
   private readonly writing = new Set<CandleRow[]>();
+  /** Newest stored start per interval, so that a write need not read it back (candles.repo.ts). */
+  private readonly tails: SegmentTails = new Float64Array(INTERVAL_NAMES.length).fill(NaN);
 
   constructor(
     private readonly pool: string,
@@ -85,7 +87,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
       this.writing.delete(batch);
       if (this.buffer.length >= WRITE_AT) this.write();
     };
-    this.repo.write(this.pool, batch).then(settle, settle);
+    this.repo.write(this.pool, batch, this.tails).then(settle, settle);
   }
 
   /** Memory first (newest first: the buffer, then writes in flight), then LMDB. */

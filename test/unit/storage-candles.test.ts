@@ -56,6 +56,28 @@ describe('CandlesRepo segments', () => {
   });
 });
 
+describe('CandlesRepo segment tails', () => {
+  it('places candles the same with a tail hint as without, a stale one (after retention) included', async () => {
+    const other = new CandlesRepo(storage);
+    const tails = new Float64Array(7).fill(NaN);
+    const writes = [
+      [candle('1s', 1_000), candle('1s', 3_000)],
+      [candle('1s', 5_000), candle('1s', 6_000)],
+      [candle('1s', 2_000), candle('1s', 5_000, 99), candle('1s', 500), candle('1s', 7_000)],
+    ];
+    for (const w of writes) await other.write('H', w, tails);
+    for (const w of writes) await repo.write('P', w);
+    expect(tails[0]).toBe(7_000);
+    expect(repo.read('H', '1s', 0, 10_000, 100)).toEqual(repo.read('P', '1s', 0, 10_000, 100));
+    // Retention removes every segment; the tail still says 7,000.
+    other.prune('H', '1s', 8_000);
+    await storage.meta.put('sync', 1);
+    await other.write('H', [candle('1s', 6_500), candle('1s', 9_000)], tails);
+    expect(starts(other.read('H', '1s', 0, 10_000, 100))).toEqual([6_500, 9_000]);
+    expect(tails[0]).toBe(9_000);
+  });
+});
+
 describe('PoolClosedCandles', () => {
   it('buffers closed candles until WRITE_AT, reads through memory and LMDB alike', async () => {
     const closed = new PoolClosedCandles('P', repo);
