@@ -1,11 +1,14 @@
 import { KNOWN_MINTS } from '../../engine/ingest/events.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
-import { applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';
+import { Holders } from './holders.ts';
+import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';
 
 /**
- * One actor per mint: merged metadata, its pools, migration. Pool events reach the
- * base token, and the quote token too when the quote is not wSOL or USDC (a
- * token-to-token pool), so that wSOL's actor does not collect every pool.
+ * One actor per mint: merged metadata, its pools, migration, its holders. Pool events
+ * reach the base token, and the quote token too when the quote is not wSOL or USDC (a
+ * token-to-token pool), so that wSOL's actor does not collect every pool. Balance
+ * events reach their token, except wSOL's and USDC's: quote assets held by every
+ * wallet of the chain, whose holders nothing serves.
  */
 export interface TokenOutputs {
   /** symbol, name, image_url, description or socials changed (the token_metadata stream). */
@@ -23,18 +26,35 @@ export function createTokenBehavior(outputs?: TokenOutputs): ActorBehavior<Token
         return e.quote_address in KNOWN_MINTS ? e.base_address : [e.base_address, e.quote_address];
       case 'migration':
         return e.token_address;
+      case 'balance':
+        return e.token_address in KNOWN_MINTS ? undefined : e.token_address;
       default:
         return undefined;
     }
   },
   initial: initialToken,
   apply(state, e) {
-    if (e.type === 'token') {
+    if (e.type === 'balance') applyBalance(state, e);
+    else if (e.type === 'token') {
       if (applyTokenEvent(state, e)) outputs?.metadata(state);
     } else if (e.type === 'pool') applyPoolEvent(state, e);
     else if (e.type === 'migration') applyMigration(state, e);
   },
+  // The holders go as one buffer (holders.ts: ~69 bytes per wallet, written in one
+  // pass), not as an object per wallet for msgpack to walk at every checkpoint.
+  toSnapshot(state): TokenSnapshot {
+    return { ...state, holders: state.holders.encode() };
+  },
+  fromSnapshot(data): TokenState {
+    const s = data as TokenSnapshot;
+    // Snapshots from before holders lack launch and holders.
+    return { ...s, launch: s.launch ?? null, holders: Holders.decode(s.holders) };
+  },
   };
+}
+
+interface TokenSnapshot extends Omit<TokenState, 'holders'> {
+  holders: Uint8Array | undefined;
 }
 
 /** The token behavior without live output (tests, tools). */

@@ -1,4 +1,5 @@
-import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type TokenEvent } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS, type BalanceEvent, type MigrationEvent, type PoolEvent, type TokenEvent } from '../../engine/ingest/events.ts';
+import { Holders, SNIPER_SLOTS, type HolderStats } from './holders.ts';
 
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */
 export const TOKEN_FIELDS = [
@@ -21,10 +22,19 @@ export interface TokenState {
   migrated_at: number | null;
   /** Bumped when symbol, name, image_url, description or socials change (token_metadata). */
   metadataVersion: number;
+  /**
+   * The launch pool: the earliest pool (by slot) where this token is the base; on a
+   * tie, a bonding curve. Snipers and bundlers are counted from its creation slot.
+   */
+  launch: { pool: string; slot: number; curve: boolean } | null;
+  /** Wallet balances from `balance` events (holders.ts). */
+  holders: Holders;
 }
 
 export function initialToken(token_address: string): TokenState {
-  return { token_address, fields: {}, versions: {}, pools: [], migrated: false, migrated_at: null, metadataVersion: 0 };
+  return {
+    token_address, fields: {}, versions: {}, pools: [], migrated: false, migrated_at: null, metadataVersion: 0, launch: null, holders: new Holders(),
+  };
 }
 
 const newer = (a: [number, number], b: [number, number] | undefined) => !b || a[0] > b[0] || (a[0] === b[0] && a[1] >= b[1]);
@@ -48,6 +58,44 @@ export function applyTokenEvent(state: TokenState, e: TokenEvent): boolean {
 
 export function applyPoolEvent(state: TokenState, e: PoolEvent): void {
   if (!state.pools.includes(e.pool_address)) state.pools.push(e.pool_address);
+  if (e.base_address !== state.token_address) return;
+  const curve = e.pool_type === 'bonding_curve';
+  const launch = state.launch;
+  // The earliest by slot whatever the arrival order (a pool event is applied once: its identity is its address).
+  if (launch === null || e.slot < launch.slot || (e.slot === launch.slot && curve && !launch.curve)) {
+    state.launch = { pool: e.pool_address, slot: e.slot, curve };
+  }
+}
+
+/** Last slot of the sniper window, or -1 without a curve launch. */
+function earlyUntil(state: TokenState): number {
+  return state.launch?.curve ? state.launch.slot + SNIPER_SLOTS : -1;
+}
+
+export function applyBalance(state: TokenState, e: BalanceEvent): void {
+  state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state));
+}
+
+/**
+ * Holder stats (raw units) for the totals, or null before the token's first balance
+ * event. Snipers and bundlers only for a token launched on a bonding curve: a pool
+ * first seen on an AMM is usually one the service started watching late, whose
+ * first balances are the existing distribution, not launch buys.
+ */
+export function holderStats(state: TokenState): HolderStats | null {
+  if (!state.holders.seen) return null;
+  const creator = state.fields.creator_address;
+  return state.holders.stats({
+    creator: typeof creator === 'string' ? creator : null,
+    launchSlot: state.launch?.curve ? state.launch.slot : null,
+    exclude: state.pools,
+  });
+}
+
+/** Total supply in raw units (a double: see holders.ts on exactness), or null before the mint's first token event. */
+export function rawSupplyOf(state: TokenState | undefined): number | null {
+  const raw = state?.fields.supply_raw;
+  return typeof raw === 'string' ? Number(raw) : null;
 }
 
 export function applyMigration(state: TokenState, e: MigrationEvent): void {

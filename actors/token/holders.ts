@@ -1,0 +1,285 @@
+/**
+ * The holders of one token, from its `balance` events (INGEST.md: identity
+ * `(token, wallet, slot)`, last write by slot wins). Plain mutable state owned by the
+ * token actor; the holder-based totals of SERVICE.md 2.4 are read from it.
+ *
+ * Balances are raw on-chain integers kept as doubles (`Number(balance_raw)`): exact
+ * below 2^53 raw units (9.0e15, e.g. every pump.fun token: 1e15 raw in all), and
+ * above that within a relative 1.1e-16 per balance, far below what a percentage of
+ * supply shows. A bigint would be exact for any size but costs an allocation per
+ * event; whole-token doubles would not be exact for any decimals.
+ *
+ * Each wallet keeps the slot of its latest balance and the first slot at which it was
+ * seen holding (the minimum over its non-zero balances, so arrival order does not
+ * matter). A wallet at 0 is not a holder but stays as a tombstone so that an older
+ * balance arriving late cannot bring it back. Tombstones are bounded: once they
+ * outnumber max(4,096, the holders, twice the last pass's survivors), a pass drops
+ * those LATE_SLOTS behind the newest slot seen, except the early buyers (first
+ * holding within the sniper window of the launch): they stay snipers or bundlers if
+ * they sell out and buy back. The pass depends only on the events applied, in order,
+ * so a replay prunes identically.
+ */
+
+/**
+ * Snipers: first holding within this many slots after the launch pool's creation
+ * slot (INGEST.md: "wallets that buy within the first 3 slots of the pool's creation
+ * slot (configurable)"; 3 slots ≈ 1.2 s: bots that react to the creation, not people).
+ */
+export const SNIPER_SLOTS = 3;
+/**
+ * How far behind the newest slot a tombstone must be before a pass may drop it:
+ * 750 slots ≈ 5 min, far past INGEST.md's "out of order by up to a few seconds". An
+ * older balance for a dropped wallet would be taken as new.
+ */
+export const LATE_SLOTS = 750;
+/** Tombstones allowed before the first pruning pass. */
+const PRUNE_MIN = 4_096;
+const NONE = Number.POSITIVE_INFINITY;
+/** format u8, count u32, address bytes u32, newest slot f64, pruning threshold f64. */
+const HEADER_BYTES = 1 + 4 + 4 + 8 + 8;
+const FORMAT = 1;
+
+interface Holding {
+  /** Raw units; 0 = not holding (a tombstone). */
+  balance: number;
+  /** Slot of the balance above (last write wins). */
+  slot: number;
+  /** Smallest slot of a non-zero balance seen; +Infinity if none. */
+  first: number;
+}
+
+/** What the stats depend on beyond the balances (from the token's other events). */
+export interface HolderContext {
+  /** The token's creator (dev), or null when unknown. */
+  creator: string | null;
+  /** Creation slot of the launch pool when it is a bonding curve; null: no sniper/bundler stats. */
+  launchSlot: number | null;
+  /** Addresses that are not holders: the token's own pools. */
+  exclude: readonly string[];
+}
+
+/** Raw sums (divide by the raw total supply for a share). */
+export interface HolderStats {
+  holderCount: number;
+  top10Raw: number;
+  /** null when the creator is unknown. */
+  creatorRaw: number | null;
+  /** The next four are null without a launch slot. */
+  bundlerCount: number | null;
+  bundleRaw: number | null;
+  sniperCount: number | null;
+  sniperRaw: number | null;
+}
+
+export class Holders {
+  private readonly wallets: Map<string, Holding>;
+  /** Wallets with a non-zero balance, and tombstones. */
+  private holding = 0;
+  private zeros = 0;
+  private pruneAt = PRUNE_MIN;
+  /** The newest slot of any balance applied; -1 before the first. */
+  private maxSlot = -1;
+  /** Bumped when a balance or a first slot changes: the stats cache's key. */
+  private version = 0;
+  private cached: { version: number; creator: string | null; launchSlot: number | null; exclude: readonly string[]; stats: HolderStats } | null = null;
+
+  constructor(wallets = new Map<string, Holding>()) {
+    this.wallets = wallets;
+    for (const h of wallets.values()) {
+      if (h.balance > 0) this.holding++;
+      else this.zeros++;
+    }
+  }
+
+  /** True once any balance of the token was applied (before that, holder fields are null). */
+  get seen(): boolean {
+    return this.maxSlot >= 0;
+  }
+
+  /** Wallets held in memory, tombstones included (for tests and metrics). */
+  get size(): number {
+    return this.wallets.size;
+  }
+
+  /** A wallet's current balance (raw units), 0 if none. */
+  balanceOf(wallet: string): number {
+    return this.wallets.get(wallet)?.balance ?? 0;
+  }
+
+  /**
+   * Applies one balance event. `earlyUntil` is the last slot of the sniper window
+   * (launch slot + SNIPER_SLOTS), -1 when unknown: tombstones of wallets first seen
+   * holding up to it are kept.
+   */
+  apply(wallet: string, balanceRaw: string, slot: number, earlyUntil: number): void {
+    const balance = Number(balanceRaw);
+    if (slot > this.maxSlot) this.maxSlot = slot;
+    const h = this.wallets.get(wallet);
+    if (h === undefined) {
+      this.wallets.set(wallet, { balance, slot, first: balance > 0 ? slot : NONE });
+      if (balance > 0) this.holding++;
+      else this.zeros++;
+      this.version++;
+    } else {
+      let changed = false;
+      if (balance > 0 && slot < h.first) {
+        h.first = slot;
+        changed = true;
+      }
+      // Equal slots: the same identity, already applied (the gate drops repeats).
+      if (slot > h.slot) {
+        if ((h.balance > 0) !== (balance > 0)) {
+          const delta = balance > 0 ? 1 : -1;
+          this.holding += delta;
+          this.zeros -= delta;
+        }
+        if (h.balance !== balance) changed = true;
+        h.balance = balance;
+        h.slot = slot;
+      }
+      if (changed) this.version++;
+    }
+    if (this.zeros > this.pruneAt) this.prune(earlyUntil);
+  }
+
+  private prune(earlyUntil: number): void {
+    const cutoff = this.maxSlot - LATE_SLOTS;
+    // Deleting the entry being visited is safe in a Map's for...of.
+    for (const [wallet, h] of this.wallets) {
+      if (h.balance === 0 && h.slot < cutoff && !(h.first <= earlyUntil)) {
+        this.wallets.delete(wallet);
+        this.zeros--;
+      }
+    }
+    // Amortized: the next pass comes after at least as many new tombstones as survived.
+    this.pruneAt = Math.max(PRUNE_MIN, this.holding, 2 * this.zeros);
+  }
+
+  /**
+   * One pass over the wallets, cached until a balance or the context changes: the
+   * reads (HTTP, pool_metrics) pay O(holders) at most once per change, events never.
+   */
+  stats(ctx: HolderContext): HolderStats {
+    const c = this.cached;
+    if (c && c.version === this.version && c.creator === ctx.creator && c.launchSlot === ctx.launchSlot && sameList(c.exclude, ctx.exclude)) return c.stats;
+    const stats = this.compute(ctx);
+    this.cached = { version: this.version, creator: ctx.creator, launchSlot: ctx.launchSlot, exclude: ctx.exclude.slice(), stats };
+    return stats;
+  }
+
+  private compute({ creator, launchSlot, exclude }: HolderContext): HolderStats {
+    // The 10 largest balances, largest first (insertion into a sorted run of at most 10).
+    const top = new Float64Array(10);
+    let topLength = 0;
+    let holderCount = 0;
+    let bundlerCount = 0;
+    let bundleRaw = 0;
+    let sniperCount = 0;
+    let sniperRaw = 0;
+    const windowEnd = launchSlot === null ? -1 : launchSlot + SNIPER_SLOTS;
+    for (const [wallet, h] of this.wallets) {
+      if (exclude.length > 0 && exclude.includes(wallet)) continue;
+      const b = h.balance;
+      if (b > 0) {
+        holderCount++;
+        if (topLength < 10 || b > top[9]!) {
+          let i = topLength < 10 ? topLength++ : 9;
+          while (i > 0 && top[i - 1]! < b) {
+            top[i] = top[i - 1]!;
+            i--;
+          }
+          top[i] = b;
+        }
+      }
+      if (launchSlot === null || wallet === creator || h.first > windowEnd || h.first < launchSlot) continue;
+      if (h.first === launchSlot) {
+        bundlerCount++;
+        bundleRaw += b;
+      } else {
+        sniperCount++;
+        sniperRaw += b;
+      }
+    }
+    let top10Raw = 0;
+    for (let i = 0; i < topLength; i++) top10Raw += top[i]!;
+    const creatorRaw = creator === null ? null : exclude.includes(creator) ? 0 : this.balanceOf(creator);
+    const launched = launchSlot !== null;
+    return {
+      holderCount,
+      top10Raw,
+      creatorRaw,
+      bundlerCount: launched ? bundlerCount : null,
+      bundleRaw: launched ? bundleRaw : null,
+      sniperCount: launched ? sniperCount : null,
+      sniperRaw: launched ? sniperRaw : null,
+    };
+  }
+
+  /**
+   * The whole table as one buffer for the actor's snapshot, columnar: a header
+   * (format, count, address bytes, newest slot, pruning threshold), every address's
+   * length, the addresses (ASCII: base58) back to back, then balance, slot and first
+   * slot of each as float64 (platform order: little-endian on x64 and arm64). About
+   * 69 bytes per wallet; nothing for msgpack to walk but one binary value.
+   * Decoded addresses are slices of one string: it stays in memory while any does.
+   */
+  encode(): Buffer {
+    const count = this.wallets.size;
+    let addressBytes = 0;
+    for (const wallet of this.wallets.keys()) addressBytes += wallet.length;
+    const numbersAt = align8(HEADER_BYTES + count + addressBytes);
+    // Not zero-filled: every byte is written below (the padding too, so equal tables give equal bytes).
+    const out = Buffer.allocUnsafeSlow(numbersAt + count * 24);
+    out.writeUInt8(FORMAT, 0);
+    out.writeUInt32LE(count, 1);
+    out.writeUInt32LE(addressBytes, 5);
+    out.writeDoubleLE(this.maxSlot, 9);
+    out.writeDoubleLE(this.pruneAt, 17);
+    out.fill(0, HEADER_BYTES + count + addressBytes, numbersAt);
+    const numbers = new Float64Array(out.buffer, out.byteOffset + numbersAt, count * 3);
+    let i = 0;
+    let at = HEADER_BYTES + count;
+    for (const [wallet, h] of this.wallets) {
+      out[HEADER_BYTES + i] = wallet.length;
+      at += out.write(wallet, at, 'latin1');
+      numbers[3 * i] = h.balance;
+      numbers[3 * i + 1] = h.slot;
+      numbers[3 * i + 2] = h.first;
+      i++;
+    }
+    return out;
+  }
+
+  /** The inverse of encode; an absent value (a snapshot from before holders) is an empty table. */
+  static decode(data: Uint8Array | undefined | null): Holders {
+    if (!data) return new Holders();
+    if (data.length < HEADER_BYTES || data[0] !== FORMAT) throw new Error(`holders snapshot: unknown format ${data[0]}`);
+    // A copy in memory of its own (offset 0: the float64 column is aligned); the snapshot's bytes are not ours.
+    const copy = new Uint8Array(data);
+    const buf = Buffer.from(copy.buffer, 0, copy.length);
+    const count = buf.readUInt32LE(1);
+    const addressBytes = buf.readUInt32LE(5);
+    const addresses = buf.toString('latin1', HEADER_BYTES + count, HEADER_BYTES + count + addressBytes);
+    const numbers = new Float64Array(buf.buffer, buf.byteOffset + align8(HEADER_BYTES + count + addressBytes), count * 3);
+    const wallets = new Map<string, Holding>();
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const length = buf[HEADER_BYTES + i]!;
+      wallets.set(addresses.slice(at, at + length), { balance: numbers[3 * i]!, slot: numbers[3 * i + 1]!, first: numbers[3 * i + 2]! });
+      at += length;
+    }
+    const holders = new Holders(wallets);
+    holders.maxSlot = buf.readDoubleLE(9);
+    holders.pruneAt = buf.readDoubleLE(17);
+    return holders;
+  }
+}
+
+/** Offsets of the float64 column; the buffers start at offset 0 of their own memory (allocUnsafeSlow, new Uint8Array). */
+const align8 = (n: number) => (n + 7) & ~7;
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
