@@ -91,7 +91,9 @@ export class MarketQuery {
     const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
     const usd = this.quoteUsd(info.quote_address);
     const snapshot = snapshotOf(s, usd);
-    return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd), ...this.live(s, snapshot.liquidity_usd) };
+    // The token's other pools hold some of its supply (circulating_supply).
+    const pools = base && base.pools.length > 1 ? this.tokenPools(info.base_address) : [s];
+    return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd, pools, this.clock.now()), ...this.live(s, snapshot.liquidity_usd) };
   }
 
   /** Windowed metrics and heat as of the engine clock's now. */
@@ -153,7 +155,18 @@ export class MarketQuery {
     const base = h.tokens.versionOf(info.base_address);
     const quote = info.quote_address in KNOWN_MINTS ? h.quotePrices.versionOf(info.quote_address) ?? 0 : h.tokens.versionOf(info.quote_address);
     if (base === undefined || quote === undefined) return null;
-    return `${pool}:${base}:${quote}:${Math.floor(this.clock.now() / 1_000)}`;
+    // The token's other pools move its circulating_supply: their versions, summed.
+    let others = 0;
+    const token = h.tokens.get(info.base_address) as TokenState | undefined;
+    if (token && token.pools.length > 1) {
+      for (const p of token.pools) {
+        if (p === address) continue;
+        const v = h.pools.versionOf(p);
+        if (v === undefined) return null;
+        others += v;
+      }
+    }
+    return `${pool}:${base}:${quote}:${others}:${Math.floor(this.clock.now() / 1_000)}`;
   }
 
   /** A version of a pool's candles: they change only with the pool's own events. */
@@ -223,13 +236,14 @@ export class MarketQuery {
   token(address: string) {
     if (!this.tokenExists(address)) return null;
     const t = this.hosts.tokens.get(address) as TokenState;
-    const main = this.tokenPools(address)[0];
+    const pools = this.tokenPools(address);
+    const main = pools[0];
     const usd = main ? this.quoteUsd(main.info!.quote_address) : null;
     return {
       token: { ...tokenObject(t), migrated: t.migrated },
       pool: main ? poolObject(main) : null,
       snapshot: main ? snapshotOf(main, usd) : null,
-      totals: main ? totalsOf(main, t, usd) : null,
+      totals: main ? totalsOf(main, t, usd, pools, this.clock.now()) : null,
     };
   }
 

@@ -1,5 +1,5 @@
-import { curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
-import { metadataRecord, supplyOf, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
+import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
 
 /**
@@ -41,17 +41,69 @@ export function snapshotOf(s: PoolState, quoteUsd: number | null) {
 }
 
 /**
+ * Base tokens a pool holds, whole tokens, from its latest swap: an AMM's base reserve;
+ * a bonding curve's real base reserve plus what it keeps back for its migration
+ * (a launchpad curve holds the whole supply at launch: pump.fun's 793.1M for sale
+ * and 206.9M for the AMM pool), nothing once graduated (all moved to its AMM pool).
+ */
+export function heldByPool(p: PoolState, supply: number): number {
+  const info = p.info;
+  if (!info) return 0;
+  if (info.pool_type !== 'bonding_curve') return p.base_reserve;
+  if (info.replaced_by_pool_address !== null) return 0;
+  const initial = info.curve_initial_real_base;
+  if (initial === null) return p.real_base_reserve ?? 0;
+  return (p.real_base_reserve ?? initial) + Math.max(0, supply - initial);
+}
+
+const clamp = (n: number, max: number) => Math.min(max, Math.max(0, n));
+
+/**
  * SERVICE.md 2.4: every field the engine derives from the events it has; null where
  * it has nothing yet. Distinct counts are exact up to 512 wallets, then HyperLogLog estimates (actors/pool/distinct.ts).
- * Holder-based fields (holder_count, top10_pct, dev_pct, sniper_pct, bundle_pct,
- * bundler_count, circulating_supply) and bonding_curve_gain_5m_pct are null: they come
- * with the holders work (`balance` events).
+ *
+ * Holder-based fields come from the base token's `balance` events (actors/token/
+ * holders.ts) and are null before its first one; shares are of the total supply, and
+ * the token's own pools are not holders. holder_count: wallets holding now. top10_pct:
+ * the 10 largest holders. dev_pct: the creator's balance (null without a
+ * creator_address). Bundlers: wallets first seen holding in the creation slot of the
+ * launch pool (the token's earliest pool, when a bonding curve); snipers: first seen
+ * holding in the SNIPER_SLOTS (3) slots after it; the creator is neither.
+ * bundler_count counts them all (sold out or not); bundle_pct and sniper_pct are what
+ * they hold now; all null for a token not launched on a curve.
+ * circulating_supply: total supply minus what `pools` (the token's pools, where it
+ * is the base (heldByPool) or the quote (its quote reserve); by default this one)
+ * hold; null for a graduated curve whose AMM pool is not among them.
+ * bonding_curve_gain_5m_pct: the curve's progress now minus its progress at the start
+ * of the 5 minutes up to `now` (actors/pool/curve-gain.ts), in percentage points; null
+ * for pools without a curve, for a graduated curve, and when no `now` is given.
  */
-export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null) {
+export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null, pools: readonly PoolState[] = [s], now: number | null = null) {
   const t = s.totals;
   const price = spotPrice(s);
   const change = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
   const f = base?.fields ?? {};
+  const supply = supplyOf(base);
+  let circulating: number | null = null;
+  if (supply !== null && base) {
+    let held = 0;
+    let complete = true;
+    for (const p of pools) {
+      if (!p.info) continue;
+      // A token-to-token pool holds the token as its quote.
+      if (p.info.quote_address === base.token_address) held += p.info.pool_type === 'bonding_curve' ? (p.real_quote_reserve ?? 0) : p.quote_reserve;
+      if (p.info.base_address !== base.token_address) continue;
+      held += heldByPool(p, supply);
+      // A graduated curve's tokens are in the pool it became: without that pool, unknown.
+      const next = p.info.replaced_by_pool_address;
+      if (next !== null && !pools.some((q) => q.pool_address === next)) complete = false;
+    }
+    circulating = complete ? clamp(supply - held, supply) : null;
+  }
+  const holders = base ? holderStats(base) : null;
+  const supplyRaw = rawSupplyOf(base);
+  const share = (raw: number | null | undefined) =>
+    raw === null || raw === undefined || supplyRaw === null || !(supplyRaw > 0) ? null : clamp((100 * raw) / supplyRaw, 100);
   return {
     volume_quote: t.volume_quote,
     buy_volume_quote: t.buy_volume_quote,
@@ -71,17 +123,17 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     launch_price_usd: t.launch_price_usd,
     price_change_pct_quote: change(t.trade_count ? price : null, t.launch_price_quote),
     price_change_pct_usd: change(t.trade_count && quoteUsd !== null ? price * quoteUsd : null, t.launch_price_usd),
-    total_supply: supplyOf(base),
-    circulating_supply: null,
+    total_supply: supply,
+    circulating_supply: circulating,
     lp_burned_pct: (f.lp_burned_pct as number | null | undefined) ?? null,
-    dev_pct: null,
-    sniper_pct: null,
-    bundle_pct: null,
-    top10_pct: null,
-    bonding_curve_gain_5m_pct: null,
+    dev_pct: share(holders?.creatorRaw),
+    sniper_pct: share(holders?.sniperRaw),
+    bundle_pct: share(holders?.bundleRaw),
+    top10_pct: share(holders?.top10Raw),
+    bonding_curve_gain_5m_pct: now === null ? null : curveGain5m(s, now),
     first_trade_at: t.first_trade_at,
-    holder_count: null,
-    bundler_count: null,
+    holder_count: holders?.holderCount ?? null,
+    bundler_count: holders?.bundlerCount ?? null,
     mint_revoked: 'mint_authority' in f ? f.mint_authority === null : null,
     freeze_revoked: 'freeze_authority' in f ? f.freeze_authority === null : null,
     dex_paid: (f.dex_paid as boolean | null | undefined) ?? null,
