@@ -77,6 +77,12 @@ export const configSchema = z
       })
       .strict()
       .default({ tradesDays: 30, candles1sDays: 3, candles15sDays: 14, everyMs: 3_600_000 }),
+    market: z
+      .object({
+        sniperSlots: z.number().int().min(0).max(1_000).default(3).describe('holder totals: wallets first holding within this many slots after a curve launch\'s creation slot are snipers (INGEST.md: 3, configurable)'),
+      })
+      .strict()
+      .default({ sniperSlots: 3 }),
     http: z
       .object({
         queryBytesMax: z.number().int().min(256).default(8_192).describe('longest query string accepted (400 past it)'),

@@ -126,7 +126,7 @@ export class Engine {
     // the token, and quote prices are in before the pools that value trades with them.
     this.quotePrices = host(quotePriceBehavior);
     this.labels = host(walletLabelsBehavior);
-    this.tokens = host(createTokenBehavior(this.publisher));
+    this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs: this.publisher }));
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
@@ -304,7 +304,7 @@ export class Engine {
   }
 
   private createQuery(): Query {
-    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history);
+    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots);
     const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
     return {
       market,

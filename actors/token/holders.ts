@@ -22,10 +22,11 @@
 
 /**
  * Snipers: first holding within this many slots after the launch pool's creation
- * slot (INGEST.md: "wallets that buy within the first 3 slots of the pool's creation
- * slot (configurable)"; 3 slots ≈ 1.2 s: bots that react to the creation, not people).
+ * slot, by default (INGEST.md: "wallets that buy within the first 3 slots of the
+ * pool's creation slot (configurable)"; 3 slots ≈ 1.2 s: bots that react to the
+ * creation, not people). Config `market.sniperSlots`.
  */
-export const SNIPER_SLOTS = 3;
+export const DEFAULT_SNIPER_SLOTS = 3;
 /**
  * How far behind the newest slot a tombstone must be before a pass may drop it:
  * 750 slots ≈ 5 min, far past INGEST.md's "out of order by up to a few seconds". An
@@ -56,6 +57,8 @@ export interface HolderContext {
   launchSlot: number | null;
   /** Addresses that are not holders: the token's own pools. */
   exclude: readonly string[];
+  /** The sniper window: this many slots after the launch slot. */
+  sniperSlots: number;
 }
 
 /** Raw sums (divide by the raw total supply for a share). */
@@ -81,7 +84,7 @@ export class Holders {
   private maxSlot = -1;
   /** Bumped when a balance or a first slot changes: the stats cache's key. */
   private version = 0;
-  private cached: { version: number; creator: string | null; launchSlot: number | null; exclude: readonly string[]; stats: HolderStats } | null = null;
+  private cached: { version: number; creator: string | null; launchSlot: number | null; sniperSlots: number; exclude: readonly string[]; stats: HolderStats } | null = null;
 
   constructor(wallets = new Map<string, Holding>()) {
     this.wallets = wallets;
@@ -108,7 +111,7 @@ export class Holders {
 
   /**
    * Applies one balance event. `earlyUntil` is the last slot of the sniper window
-   * (launch slot + SNIPER_SLOTS), -1 when unknown: tombstones of wallets first seen
+   * (launch slot + sniper slots), -1 when unknown: tombstones of wallets first seen
    * holding up to it are kept.
    */
   apply(wallet: string, balanceRaw: string, slot: number, earlyUntil: number): void {
@@ -161,13 +164,13 @@ export class Holders {
    */
   stats(ctx: HolderContext): HolderStats {
     const c = this.cached;
-    if (c && c.version === this.version && c.creator === ctx.creator && c.launchSlot === ctx.launchSlot && sameList(c.exclude, ctx.exclude)) return c.stats;
+    if (c && c.version === this.version && c.creator === ctx.creator && c.launchSlot === ctx.launchSlot && c.sniperSlots === ctx.sniperSlots && sameList(c.exclude, ctx.exclude)) return c.stats;
     const stats = this.compute(ctx);
-    this.cached = { version: this.version, creator: ctx.creator, launchSlot: ctx.launchSlot, exclude: ctx.exclude.slice(), stats };
+    this.cached = { version: this.version, creator: ctx.creator, launchSlot: ctx.launchSlot, sniperSlots: ctx.sniperSlots, exclude: ctx.exclude.slice(), stats };
     return stats;
   }
 
-  private compute({ creator, launchSlot, exclude }: HolderContext): HolderStats {
+  private compute({ creator, launchSlot, exclude, sniperSlots }: HolderContext): HolderStats {
     // The 10 largest balances, largest first (insertion into a sorted run of at most 10).
     const top = new Float64Array(10);
     let topLength = 0;
@@ -176,7 +179,7 @@ export class Holders {
     let bundleRaw = 0;
     let sniperCount = 0;
     let sniperRaw = 0;
-    const windowEnd = launchSlot === null ? -1 : launchSlot + SNIPER_SLOTS;
+    const windowEnd = launchSlot === null ? -1 : launchSlot + sniperSlots;
     for (const [wallet, h] of this.wallets) {
       if (exclude.length > 0 && exclude.includes(wallet)) continue;
       const b = h.balance;

@@ -1,6 +1,6 @@
 import { KNOWN_MINTS } from '../../engine/ingest/events.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
-import { Holders } from './holders.ts';
+import { DEFAULT_SNIPER_SLOTS, Holders } from './holders.ts';
 import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';
 
 /**
@@ -15,7 +15,8 @@ export interface TokenOutputs {
   metadata(state: TokenState): void;
 }
 
-export function createTokenBehavior(outputs?: TokenOutputs): ActorBehavior<TokenState> {
+/** `sniperSlots`: the sniper window after a curve launch's creation slot (config `market.sniperSlots`). */
+export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFAULT_SNIPER_SLOTS } = {}): ActorBehavior<TokenState> {
   return {
   kind: 'token',
   route(e) {
@@ -34,7 +35,7 @@ export function createTokenBehavior(outputs?: TokenOutputs): ActorBehavior<Token
   },
   initial: initialToken,
   apply(state, e) {
-    if (e.type === 'balance') applyBalance(state, e);
+    if (e.type === 'balance') applyBalance(state, e, sniperSlots);
     else if (e.type === 'token') {
       if (applyTokenEvent(state, e)) outputs?.metadata(state);
     } else if (e.type === 'pool') applyPoolEvent(state, e);

@@ -1,5 +1,5 @@
 import { KNOWN_MINTS, type BalanceEvent, type MigrationEvent, type PoolEvent, type TokenEvent } from '../../engine/ingest/events.ts';
-import { Holders, SNIPER_SLOTS, type HolderStats } from './holders.ts';
+import { Holders, type HolderStats } from './holders.ts';
 
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */
 export const TOKEN_FIELDS = [
@@ -68,12 +68,12 @@ export function applyPoolEvent(state: TokenState, e: PoolEvent): void {
 }
 
 /** Last slot of the sniper window, or -1 without a curve launch. */
-function earlyUntil(state: TokenState): number {
-  return state.launch?.curve ? state.launch.slot + SNIPER_SLOTS : -1;
+function earlyUntil(state: TokenState, sniperSlots: number): number {
+  return state.launch?.curve ? state.launch.slot + sniperSlots : -1;
 }
 
-export function applyBalance(state: TokenState, e: BalanceEvent): void {
-  state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state));
+export function applyBalance(state: TokenState, e: BalanceEvent, sniperSlots: number): void {
+  state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state, sniperSlots));
 }
 
 /**
@@ -82,13 +82,14 @@ export function applyBalance(state: TokenState, e: BalanceEvent): void {
  * first seen on an AMM is usually one the service started watching late, whose
  * first balances are the existing distribution, not launch buys.
  */
-export function holderStats(state: TokenState): HolderStats | null {
+export function holderStats(state: TokenState, sniperSlots: number): HolderStats | null {
   if (!state.holders.seen) return null;
   const creator = state.fields.creator_address;
   return state.holders.stats({
     creator: typeof creator === 'string' ? creator : null,
     launchSlot: state.launch?.curve ? state.launch.slot : null,
     exclude: state.pools,
+    sniperSlots,
   });
 }
 

@@ -6,6 +6,7 @@ import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
+import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
 import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
@@ -69,6 +70,8 @@ export class MarketQuery {
     private readonly trades: TradesRepo,
     private readonly clock: Clock,
     private readonly history?: CandleHistory,
+    /** The sniper window of the holder totals (config `market.sniperSlots`). */
+    private readonly sniperSlots = DEFAULT_SNIPER_SLOTS,
   ) {}
 
   /** Latest USD price of a pool's quote asset (wSOL/USDC from quote_price), or null. */
@@ -93,7 +96,7 @@ export class MarketQuery {
     const snapshot = snapshotOf(s, usd);
     // The token's other pools hold some of its supply (circulating_supply).
     const pools = base && base.pools.length > 1 ? this.tokenPools(info.base_address) : [s];
-    return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd, pools, this.clock.now()), ...this.live(s, snapshot.liquidity_usd) };
+    return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots }), ...this.live(s, snapshot.liquidity_usd) };
   }
 
   /** Windowed metrics and heat as of the engine clock's now. */
@@ -243,7 +246,7 @@ export class MarketQuery {
       token: { ...tokenObject(t), migrated: t.migrated },
       pool: main ? poolObject(main) : null,
       snapshot: main ? snapshotOf(main, usd) : null,
-      totals: main ? totalsOf(main, t, usd, pools, this.clock.now()) : null,
+      totals: main ? totalsOf(main, t, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots }) : null,
     };
   }
 

@@ -1,4 +1,5 @@
 import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
 import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
 
@@ -68,7 +69,7 @@ const clamp = (n: number, max: number) => Math.min(max, Math.max(0, n));
  * the 10 largest holders. dev_pct: the creator's balance (null without a
  * creator_address). Bundlers: wallets first seen holding in the creation slot of the
  * launch pool (the token's earliest pool, when a bonding curve); snipers: first seen
- * holding in the SNIPER_SLOTS (3) slots after it; the creator is neither.
+ * holding in the `sniperSlots` (default 3) slots after it; the creator is neither.
  * bundler_count counts them all (sold out or not); bundle_pct and sniper_pct are what
  * they hold now; all null for a token not launched on a curve.
  * circulating_supply: total supply minus what `pools` (the token's pools, where it
@@ -78,7 +79,17 @@ const clamp = (n: number, max: number) => Math.min(max, Math.max(0, n));
  * of the 5 minutes up to `now` (actors/pool/curve-gain.ts), in percentage points; null
  * for pools without a curve, for a graduated curve, and when no `now` is given.
  */
-export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null, pools: readonly PoolState[] = [s], now: number | null = null) {
+export interface TotalsOptions {
+  /** The base token's pools (circulating_supply); default: this one. */
+  pools?: readonly PoolState[];
+  /** The engine clock's now (bonding_curve_gain_5m_pct); without it, that is null. */
+  now?: number | null;
+  /** The sniper window in slots (config `market.sniperSlots`). */
+  sniperSlots?: number;
+}
+
+export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null, options: TotalsOptions = {}) {
+  const { pools = [s], now = null, sniperSlots = DEFAULT_SNIPER_SLOTS } = options;
   const t = s.totals;
   const price = spotPrice(s);
   const change = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
@@ -100,7 +111,7 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     }
     circulating = complete ? clamp(supply - held, supply) : null;
   }
-  const holders = base ? holderStats(base) : null;
+  const holders = base ? holderStats(base, sniperSlots) : null;
   const supplyRaw = rawSupplyOf(base);
   const share = (raw: number | null | undefined) =>
     raw === null || raw === undefined || supplyRaw === null || !(supplyRaw > 0) ? null : clamp((100 * raw) / supplyRaw, 100);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialPool, applyPool } from '../../actors/pool/pool.logic.ts';
-import { Holders, LATE_SLOTS, SNIPER_SLOTS } from '../../actors/token/holders.ts';
+import { DEFAULT_SNIPER_SLOTS, Holders, LATE_SLOTS } from '../../actors/token/holders.ts';
 import { tokenBehavior } from '../../actors/token/token.actor.ts';
 import { applyBalance, applyPoolEvent, applyTokenEvent, holderStats, initialToken, type TokenState } from '../../actors/token/token.logic.ts';
 import type { BalanceEvent, IngestEvent, PoolEvent, TokenEvent } from '../../engine/ingest/events.ts';
@@ -61,7 +61,7 @@ function applyAll(events: readonly IngestEvent[]): TokenState {
   for (const e of events) {
     if (e.type === 'token') applyTokenEvent(state, e);
     else if (e.type === 'pool') applyPoolEvent(state, e);
-    else if (e.type === 'balance') applyBalance(state, e);
+    else if (e.type === 'balance') applyBalance(state, e, DEFAULT_SNIPER_SLOTS);
   }
   return state;
 }
@@ -78,45 +78,48 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 
 describe('holders from balance events', () => {
   it('counts holders, top 10, dev, bundlers and snipers as computed by hand', () => {
-    expect(SNIPER_SLOTS).toBe(3);
-    expect(holderStats(applyAll(EVENTS))).toEqual(EXPECTED);
+    expect(DEFAULT_SNIPER_SLOTS).toBe(3);
+    expect(holderStats(applyAll(EVENTS), DEFAULT_SNIPER_SLOTS)).toEqual(EXPECTED);
+    // market.sniperSlots: a window of 1 slot keeps S1 (slot 101) and drops S2 (slot 103); 4 slots take L1 (slot 104) too.
+    expect(holderStats(applyAll(EVENTS), 1)).toEqual({ ...EXPECTED, sniperCount: 1, sniperRaw: 25 * M });
+    expect(holderStats(applyAll(EVENTS), 4)).toEqual({ ...EXPECTED, sniperCount: 3, sniperRaw: 95 * M });
   });
 
   it('gives the same result in any arrival order (20 shuffles)', () => {
-    for (let seed = 1; seed <= 20; seed++) expect(holderStats(applyAll(shuffled(EVENTS, seed))), `seed ${seed}`).toEqual(EXPECTED);
+    for (let seed = 1; seed <= 20; seed++) expect(holderStats(applyAll(shuffled(EVENTS, seed)), DEFAULT_SNIPER_SLOTS), `seed ${seed}`).toEqual(EXPECTED);
   });
 
   it('is null before the first balance; dev and sniper fields follow what is known', () => {
     const state = applyAll([balance(B1, 5 * M, 100)]);
-    expect(holderStats(initialToken(MINT))).toBeNull();
+    expect(holderStats(initialToken(MINT), DEFAULT_SNIPER_SLOTS)).toBeNull();
     // No creator, no launch pool yet: dev and the launch fields are null.
-    expect(holderStats(state)).toEqual({ holderCount: 1, top10Raw: 5 * M, creatorRaw: null, bundlerCount: null, bundleRaw: null, sniperCount: null, sniperRaw: null });
+    expect(holderStats(state, DEFAULT_SNIPER_SLOTS)).toEqual({ holderCount: 1, top10Raw: 5 * M, creatorRaw: null, bundlerCount: null, bundleRaw: null, sniperCount: null, sniperRaw: null });
     applyTokenEvent(state, token);
     applyPoolEvent(state, curvePool);
-    expect(holderStats(state)).toMatchObject({ creatorRaw: 0, bundlerCount: 1, bundleRaw: 5 * M, sniperCount: 0 });
+    expect(holderStats(state, DEFAULT_SNIPER_SLOTS)).toMatchObject({ creatorRaw: 0, bundlerCount: 1, bundleRaw: 5 * M, sniperCount: 0 });
   });
 
   it('has no snipers or bundlers for a token first seen on an AMM (an existing distribution)', () => {
     const amm: PoolEvent = { type: 'pool', pool_address: AMM, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 100 };
-    const s = holderStats(applyAll([token, amm, balance(B1, 5 * M, 100), balance(S1, 5 * M, 101)]))!;
+    const s = holderStats(applyAll([token, amm, balance(B1, 5 * M, 100), balance(S1, 5 * M, 101)]), DEFAULT_SNIPER_SLOTS)!;
     expect(s).toMatchObject({ holderCount: 2, bundlerCount: null, sniperRaw: null });
     // The earliest pool is the launch, whatever arrives first.
-    const late = holderStats(applyAll([token, amm, { ...curvePool, slot: 90 }, balance(B1, 5 * M, 90)]))!;
+    const late = holderStats(applyAll([token, amm, { ...curvePool, slot: 90 }, balance(B1, 5 * M, 90)]), DEFAULT_SNIPER_SLOTS)!;
     expect(late.bundlerCount).toBe(1);
   });
 
   it('drops a wallet at 0 and takes it back on a newer balance', () => {
     const state = applyAll([token, curvePool, balance(L1, 5 * M, 200), balance(L1, 0, 210)]);
-    expect(holderStats(state)).toMatchObject({ holderCount: 0, top10Raw: 0 });
-    applyBalance(state, balance(L1, 7 * M, 205)); // older than the 0: ignored
-    expect(holderStats(state)).toMatchObject({ holderCount: 0 });
-    applyBalance(state, balance(L1, 7 * M, 220));
-    expect(holderStats(state)).toMatchObject({ holderCount: 1, top10Raw: 7 * M });
+    expect(holderStats(state, DEFAULT_SNIPER_SLOTS)).toMatchObject({ holderCount: 0, top10Raw: 0 });
+    applyBalance(state, balance(L1, 7 * M, 205), DEFAULT_SNIPER_SLOTS); // older than the 0: ignored
+    expect(holderStats(state, DEFAULT_SNIPER_SLOTS)).toMatchObject({ holderCount: 0 });
+    applyBalance(state, balance(L1, 7 * M, 220), DEFAULT_SNIPER_SLOTS);
+    expect(holderStats(state, DEFAULT_SNIPER_SLOTS)).toMatchObject({ holderCount: 1, top10Raw: 7 * M });
   });
 
   it('keeps memory bounded: old tombstones go, early buyers stay snipers after selling out', () => {
     const holders = new Holders();
-    const early = 103; // launch 100 + SNIPER_SLOTS
+    const early = 103; // launch 100 + DEFAULT_SNIPER_SLOTS
     holders.apply(S1, String(M), 101, early);
     holders.apply(S1, '0', 102, early);
     const n = 30_000;
@@ -127,10 +130,10 @@ describe('holders from balance events', () => {
     }
     // 60,000 balances of 30,001 wallets, all sold out: tombstones are pruned in passes.
     expect(holders.size).toBeLessThan(10_000);
-    expect(holders.stats({ creator: null, launchSlot: 100, exclude: [] })).toMatchObject({ holderCount: 0, sniperCount: 1 });
+    expect(holders.stats({ creator: null, launchSlot: 100, exclude: [], sniperSlots: DEFAULT_SNIPER_SLOTS })).toMatchObject({ holderCount: 0, sniperCount: 1 });
     // The sniper buys back much later: still first seen holding in slot 101.
     holders.apply(S1, String(3 * M), 1_000 + n + LATE_SLOTS * 2, early);
-    expect(holders.stats({ creator: null, launchSlot: 100, exclude: [] })).toMatchObject({ holderCount: 1, sniperCount: 1, sniperRaw: 3 * M });
+    expect(holders.stats({ creator: null, launchSlot: 100, exclude: [], sniperSlots: DEFAULT_SNIPER_SLOTS })).toMatchObject({ holderCount: 1, sniperCount: 1, sniperRaw: 3 * M });
   });
 
   it('round-trips through its snapshot buffer, and goes on identically', () => {
@@ -141,17 +144,17 @@ describe('holders from balance events', () => {
     // length byte and the address each (745, padded to 752), then 3 float64 each: 69 bytes a wallet.
     expect(snapshot.holders.length).toBe(752 + 16 * 24);
     const copy = tokenBehavior.fromSnapshot!(snapshot);
-    expect(holderStats(copy)).toEqual(EXPECTED);
+    expect(holderStats(copy, DEFAULT_SNIPER_SLOTS)).toEqual(EXPECTED);
     const more = [balance(W, 0, 400), balance(B2, 9 * M, 401), balance(W, 3 * M, 350)];
     for (const e of more) {
-      applyBalance(state, e);
-      applyBalance(copy, e);
+      applyBalance(state, e, DEFAULT_SNIPER_SLOTS);
+      applyBalance(copy, e, DEFAULT_SNIPER_SLOTS);
     }
-    expect(holderStats(copy)).toEqual(holderStats(state));
-    expect(holderStats(copy)).toMatchObject({ holderCount: 14, bundleRaw: 39 * M });
+    expect(holderStats(copy, DEFAULT_SNIPER_SLOTS)).toEqual(holderStats(state, DEFAULT_SNIPER_SLOTS));
+    expect(holderStats(copy, DEFAULT_SNIPER_SLOTS)).toMatchObject({ holderCount: 14, bundleRaw: 39 * M });
     // A snapshot from before holders decodes as an empty table.
     const old = tokenBehavior.fromSnapshot!({ ...snapshot, holders: undefined, launch: undefined });
-    expect(holderStats(old)).toBeNull();
+    expect(holderStats(old, DEFAULT_SNIPER_SLOTS)).toBeNull();
   });
 });
 
@@ -186,13 +189,13 @@ describe('totals from holders', () => {
     applyPool(amm, { type: 'pool', pool_address: AMM, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 500 }, 3);
     amm.base_reserve = 206_900;
     expect(totalsOf(curve, state, null).circulating_supply).toBeNull(); // the AMM pool not given
-    expect(totalsOf(curve, state, null, [curve, amm]).circulating_supply).toBeCloseTo(793_100, 9);
-    expect(totalsOf(amm, state, null, [amm, curve]).circulating_supply).toBeCloseTo(793_100, 9);
+    expect(totalsOf(curve, state, null, { pools: [curve, amm] }).circulating_supply).toBeCloseTo(793_100, 9);
+    expect(totalsOf(amm, state, null, { pools: [amm, curve] }).circulating_supply).toBeCloseTo(793_100, 9);
     // A token-to-token pool quoted in this token holds 1,000 of it as its quote reserve.
     const PAIR = base58(r, 44);
     const pair = initialPool(PAIR);
     applyPool(pair, { type: 'pool', pool_address: PAIR, base_address: base58(r, 44), quote_address: MINT, dex: 'meteora_dlmm', pool_type: 'clmm', created_at: T0, slot: 600 }, 6);
     pair.quote_reserve = 1_000;
-    expect(totalsOf(amm, state, null, [amm, curve, pair]).circulating_supply).toBeCloseTo(792_100, 9);
+    expect(totalsOf(amm, state, null, { pools: [amm, curve, pair] }).circulating_supply).toBeCloseTo(792_100, 9);
   });
 });

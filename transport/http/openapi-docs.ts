@@ -65,7 +65,7 @@ export const SCHEMAS: Record<string, Schema> = {
     description: 'SERVICE.md 2.4, all time. Distinct counts are exact up to 512 wallets, then HyperLogLog (about 2 % error). ' +
       'Holder-based fields come from `balance` events (last write by slot; balances exact below 2^53 raw units, within 1e-16 relative above) and are null before the token\'s first one; ' +
       'shares are of total supply and the token\'s own pools are not holders. top10_pct: the 10 largest holders; dev_pct: the creator_address (null if unknown). ' +
-      'If the token\'s earliest pool is a bonding curve, wallets first seen holding in its creation slot are bundlers and in the 3 slots after it snipers (the creator is neither); ' +
+      'If the token\'s earliest pool is a bonding curve, wallets first seen holding in its creation slot are bundlers and in the 3 slots after it (config market.sniperSlots) snipers (the creator is neither); ' +
       'bundler_count counts them all, bundle_pct and sniper_pct are what they hold now; null for other launches. ' +
       'circulating_supply: total supply minus what the token\'s pools hold after their latest swap (AMM base reserve; a curve\'s real base reserve plus what it keeps for its migration; a pool quoted in the token: its quote reserve). ' +
       'bonding_curve_gain_5m_pct: curve progress now minus progress at the start of the 5 minutes of windowed.5m (after the last trade before them; 0 when the curve had none), in percentage points; null for pools without a curve and for a graduated curve.',
