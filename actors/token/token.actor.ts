@@ -13,6 +13,8 @@ import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialT
 export interface TokenOutputs {
   /** symbol, name, image_url, description or socials changed (the token_metadata stream). */
   metadata(state: TokenState): void;
+  /** A balance was applied: the holder totals of the token's pools may have changed (pool_metrics). */
+  holders?(state: TokenState): void;
 }
 
 /** `sniperSlots`: the sniper window after a curve launch's creation slot (config `market.sniperSlots`). */
@@ -35,7 +37,10 @@ export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFA
   },
   initial: initialToken,
   apply(state, e) {
-    if (e.type === 'balance') applyBalance(state, e, sniperSlots);
+    if (e.type === 'balance') {
+      applyBalance(state, e, sniperSlots);
+      outputs?.holders?.(state);
+    }
     else if (e.type === 'token') {
       if (applyTokenEvent(state, e)) outputs?.metadata(state);
     } else if (e.type === 'pool') applyPoolEvent(state, e);

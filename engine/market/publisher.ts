@@ -50,6 +50,8 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURR
  */
 export class MarketPublisher implements PoolOutputs {
   private touched = new Map<string, PoolState>();
+  /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
+  private metricsTouched = new Set<string>();
   private readonly watches = new Map<string, PoolWatch>();
   readonly history = new CandleHistory();
   private readonly checkMs: number;
@@ -88,8 +90,21 @@ export class MarketPublisher implements PoolOutputs {
     if (sink.has(topic)) sink.publish(topic, `{"stream":"token_metadata","data":${JSON.stringify(metadataRecord(state))}}`);
   }
 
+  /** A token's holders changed (token actor): pool_metrics of its pools, at the next flush. */
+  holders(state: TokenState): void {
+    if (this.deps.sink() === NO_TOPICS) return;
+    for (const pool of state.pools) this.metricsTouched.add(pool);
+  }
+
   /** Flushes every pool touched since the last flush (see the class comment). */
   flush(): void {
+    if (this.metricsTouched.size > 0) {
+      const pools = this.metricsTouched;
+      this.metricsTouched = new Set();
+      const sink = this.deps.sink();
+      // Pools that also traded publish their metrics with the rest of their flush below.
+      for (const pool of pools) if (!this.touched.has(pool)) this.publishMetrics(pool, sink);
+    }
     if (this.touched.size === 0) return;
     const touched = this.touched;
     this.touched = new Map();
@@ -124,13 +139,15 @@ export class MarketPublisher implements PoolOutputs {
         }
       }
     }
-    if (sink !== NO_TOPICS && state.info) {
-      const topic = topics.poolMetrics(pool);
-      if (sink.has(topic)) {
-        const data = this.deps.market().poolMetrics(pool);
-        if (data) sink.publish(topic, `{"stream":"pool_metrics","data":${JSON.stringify(data)}}`);
-      }
-    }
+    if (state.info) this.publishMetrics(pool, sink);
+  }
+
+  private publishMetrics(pool: string, sink: TopicSink): void {
+    if (sink === NO_TOPICS) return;
+    const topic = topics.poolMetrics(pool);
+    if (!sink.has(topic)) return;
+    const data = this.deps.market().poolMetrics(pool);
+    if (data) sink.publish(topic, `{"stream":"pool_metrics","data":${JSON.stringify(data)}}`);
   }
 
   /**

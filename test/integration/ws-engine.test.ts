@@ -102,6 +102,19 @@ describe('streams from the engine', () => {
     await c.closed;
   });
 
+  it('pool_metrics when the token\'s holders change, without a trade', async () => {
+    const c = await TestClient.connect(srv.url, { key });
+    c.subscribe('pool_metrics', { pool_addresses: [AMM] });
+    await c.untilPong();
+    await ingest({ type: 'balance', token_address: MINT, wallet_address: WALLET, balance_raw: '50000000000000', slot: 4_100, at: T0 + 4_500 });
+    engine.flush();
+    const m = await c.next((f) => f.stream === 'pool_metrics');
+    // 50M of a 1e9 supply, one holder.
+    expect(m.data).toMatchObject({ pool_address: AMM, totals: { holder_count: 1, top10_pct: 5 } });
+    c.close();
+    await c.closed;
+  });
+
   it('token_metadata on a metadata change', async () => {
     const c = await TestClient.connect(srv.url, { key });
     c.subscribe('token_metadata', {});
