@@ -31,23 +31,26 @@ export class TradesRepo {
 
   /**
    * Stores trades (sorted) that are all later than `persistedUpTo` as new blocks, and
-   * merges earlier ones (late arrivals) into the blocks that cover them.
+   * merges earlier ones (late arrivals) into the blocks that cover them. Resolves when
+   * the transaction holding them has committed (all puts of an event turn share one).
    */
-  write(pool: string, trades: StoredTrade[], persistedUpTo: TradeKey | null, blockMax = 512): void {
+  write(pool: string, trades: StoredTrade[], persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
     const db = this.storage.trades;
+    let last: Promise<unknown> = Promise.resolve();
     let i = 0;
     if (persistedUpTo) {
       const late: StoredTrade[] = [];
       while (i < trades.length && compareKey(trades[i]!, persistedUpTo) <= 0) late.push(trades[i++]!);
-      for (const t of late) this.mergeLate(pool, t);
+      for (const t of late) last = this.mergeLate(pool, t);
     }
     for (; i < trades.length; i += blockMax) {
       const block = trades.slice(i, i + blockMax);
-      db.put([pool, ...keyOf(block[0]!)], block);
+      last = db.put([pool, ...keyOf(block[0]!)], block);
     }
+    return last;
   }
 
-  private mergeLate(pool: string, trade: StoredTrade): void {
+  private mergeLate(pool: string, trade: StoredTrade): Promise<unknown> {
     const db = this.storage.trades;
     // The block starting at or before the trade holds its range (blocks are disjoint).
     for (const { key, value } of db.getRange({ start: [pool, ...keyOf(trade)], end: [pool], reverse: true, limit: 1 })) {
@@ -55,11 +58,10 @@ export class TradesRepo {
       let at = block.length;
       while (at > 0 && compareStored(block[at - 1]!, trade) > 0) at--;
       block.splice(at, 0, trade);
-      db.put(key, block);
-      return;
+      return db.put(key, block);
     }
     // Earlier than every stored trade: the first block's key must move, so write a new block.
-    db.put([pool, ...keyOf(trade)], [trade]);
+    return db.put([pool, ...keyOf(trade)], [trade]);
   }
 
   /**

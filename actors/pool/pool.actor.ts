@@ -59,7 +59,7 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
 }
 
-interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain'> {
+interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain' | 'writing'> {
   candles: unknown;
   /** The closed-candle buffer, encodeRows'd. */
   closed: Uint8Array;
@@ -110,13 +110,23 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       // Closed candles wait in the snapshot until enough gathered for a batched write.
       state.closed.add(state.candles.drainClosedRows());
       if (state.unsaved.length === 0) return;
-      trades.write(key, state.unsaved, state.persisted_up_to);
-      const last = state.unsaved[state.unsaved.length - 1]!;
+      const batch = state.unsaved;
+      const committed = trades.write(key, batch, state.persisted_up_to);
+      const last = batch[batch.length - 1]!;
       if (!state.persisted_up_to || compareKey(last, state.persisted_up_to) > 0) state.persisted_up_to = keyOf(last);
       state.unsaved = [];
+      // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
+      state.writing.push(batch);
+      const done = () => {
+        const i = state.writing.indexOf(batch);
+        if (i >= 0) state.writing.splice(i, 1);
+      };
+      committed.then(done, done);
     },
     toSnapshot(state): PoolSnapshot {
-      return { ...state, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
+      // `writing` commits with this snapshot: not part of it.
+      const { writing: _inFlight, ...rest } = state;
+      return { ...rest, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;
@@ -128,6 +138,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
         curveGain: new CurveGain(s.curveGain),
+        writing: [],
       };
     },
   };

@@ -71,6 +71,12 @@ export interface PoolState {
   totals: PoolTotals;
   /** Trades not yet in the trades store (written with the pool's snapshot), sorted. */
   unsaved: StoredTrade[];
+  /**
+   * Batches of trades written to the trades store whose transaction has not committed
+   * yet: LMDB shows a put only once committed, so reads take them from here meanwhile
+   * (never in a snapshot: the snapshot commits with them).
+   */
+  writing: StoredTrade[][];
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
   /** Candles of every interval; closed ones go to `closed` and from there to LMDB. */
@@ -106,6 +112,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
       first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
     },
     unsaved: [],
+    writing: [],
     persisted_up_to: null,
     candles: new PoolCandles(closed),
     closed,

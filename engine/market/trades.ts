@@ -20,9 +20,27 @@ export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | u
   const inWindow = (t: StoredTrade) =>
     t[0] >= w.minAt && t[0] <= w.maxAt && (!w.after || (asc ? compareKey(t, w.after) > 0 : compareKey(t, w.after) < 0));
   const memory = (state?.unsaved ?? []).filter(inWindow);
+  // Written but not yet committed: LMDB does not show them yet (pool.actor.ts).
+  if (state && state.writing.length > 0) {
+    for (const batch of state.writing) for (const t of batch) if (inWindow(t)) memory.push(t);
+    memory.sort(compareStored);
+  }
   if (!asc) memory.reverse();
   const stored = repo.read(pool, { after: w.after, order: w.order, minAt: w.minAt, maxAt: w.maxAt });
-  yield* merge([stored, memory[Symbol.iterator]()], asc, self);
+  yield* dedup(merge([stored, memory[Symbol.iterator]()], asc, self));
+}
+
+/**
+ * Drops a trade equal by position to the one before it: a batch that committed while
+ * it was still listed as writing is in both the store and memory for a moment.
+ */
+function* dedup(trades: Iterable<StoredTrade>): Generator<StoredTrade> {
+  let previous: StoredTrade | null = null;
+  for (const t of trades) {
+    if (previous !== null && compareKey(t, previous) === 0) continue;
+    previous = t;
+    yield t;
+  }
 }
 
 /** Merges sorted streams (each in the given order, by `keyOf`) into one. */
