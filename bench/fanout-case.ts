@@ -36,6 +36,14 @@ const IN_FLIGHT_BYTES = 256 * 2 ** 20;
 const PER_CONNECTION_BYTES = 640 * 1024;
 /** Latency samples per second wanted, over all clients (and, separately, on the server). */
 const SAMPLES_PER_S = 4_000;
+/**
+ * Events a measured phase drives at least. On a busy machine the engine can stall for
+ * longer than a smoke run's 200-250 ms window (one LMDB commit waiting for a slow
+ * fsync); such a phase is measured on until it has moved (10 s at most) instead of
+ * giving a rate of 0 and no latency sample. Full-size phases drive far more anyway.
+ */
+const PHASE_EVENTS_MIN = 50;
+const PHASE_STRETCH_MS = 10_000;
 
 export interface Sizes {
   pools: number;
@@ -83,6 +91,8 @@ export interface CaseResult {
   heapPerConnectionBytes: number;
   half: LoadPhase;
   same: LoadPhase | null;
+  /** `stages`: the server child's breakdown of each latency phase, as printed lines. */
+  stageLines: string[];
   exact: boolean;
   problems: string[];
 }
@@ -152,17 +162,22 @@ export interface CaseOptions {
   cpuProfDir?: string;
   /** Bare uWS only: 300-byte frames. */
   smallFrames?: boolean;
+  /** Engine servers: have the server child split ingest-to-publish by stage (bench/fanout-stages.ts). */
+  stages?: boolean;
+  /** Extra Node/V8 flags for the server child (after `npm start`'s, so they win): experiments only. */
+  serverFlags?: string[];
 }
 
 export async function runCase(kind: ServerKind, shape: Shape, connections: number, sizes: Sizes, options: CaseOptions = {}): Promise<CaseResult> {
   // ten-pools: a connection waits a whole round (every pool once) between its frames, so the window is two rounds.
   const window =
     shape === 'one-topic' ? Math.max(8, Math.floor(Math.min(PER_CONNECTION_BYTES, IN_FLIGHT_BYTES / connections) / FRAME_BYTES)) : 2 * sizes.pools;
-  const serverPlan: ServerPlan = { kind, shape, pools: sizes.pools, window, smallFrames: options.smallFrames };
+  const serverPlan: ServerPlan = { kind, shape, pools: sizes.pools, window, smallFrames: options.smallFrames, stages: options.stages && kind !== 'uws' };
   const profile = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  const server: Server = new Peer(`${kind} server`, SERVER, serverPlan, ['--expose-gc', ...profile]);
+  const server: Server = new Peer(`${kind} server`, SERVER, serverPlan, ['--expose-gc', ...profile, ...(options.serverFlags ?? [])]);
   const clients: Client[] = [];
   const problems: string[] = [];
+  const stageLines: string[] = [];
   try {
     const ready = await server.ask('ready', undefined, 120_000);
     const base = await settledRss(server, sizes.settleReadings);
@@ -204,7 +219,12 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
       await sleep(warmMs);
       const a = await mark();
       await sleep(ms);
-      const b = await mark();
+      let b = await mark();
+      const stretch = Date.now() + PHASE_STRETCH_MS;
+      while (b.server.events - a.server.events < PHASE_EVENTS_MIN && Date.now() < stretch) {
+        await sleep(50);
+        b = await mark();
+      }
       server.send({ type: 'halt' });
       const { events, creditWaits, gateWaits } = await driven;
       const deadline = Date.now() + 30_000;
@@ -222,7 +242,9 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
       const reports = await Promise.all(clients.map((c) => c.ask('latency', { type: 'latency' })));
       const all = Float64Array.from(reports.flatMap((l) => l.samples)).sort();
       if (all.length === 0) problems.push(`no latency samples at ${fmt(rate)} events/s`);
-      const engine = Float64Array.from((await server.ask('latency', { type: 'latency' })).samples).sort();
+      const served = await server.ask('latency', { type: 'latency' });
+      if (served.stages) stageLines.push(`at ${fmt(rate)} events/s:`, ...served.stages.map((line) => `  ${line}`));
+      const engine = Float64Array.from(served.samples).sort();
       return {
         rate, framesPerS: r.framesPerS, serverCpuPct: r.serverCpuPct, clientCpuPct: r.clientCpuPct,
         p50Ms: percentile(all, 0.5), p99Ms: percentile(all, 0.99), maxMs: all.length ? all[all.length - 1]! : NaN, samples: all.length,
@@ -232,7 +254,9 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
 
     const full = await drive(null, sizes.warmMs, sizes.fullMs);
     const framesPerEvent = full.framesPerS / Math.max(1, full.eventsPerS);
-    const half = await latencyAt(Math.max(1, full.eventsPerS / 2), full.framesPerS / 2);
+    // A full-load phase that barely moved still leaves a latency phase that drives events.
+    const halfRate = Math.max(full.eventsPerS / 2, (PHASE_EVENTS_MIN * 1000) / sizes.latencyMs);
+    const half = await latencyAt(halfRate, (halfRate * full.framesPerS) / Math.max(1, full.eventsPerS));
     const same = options.sameRate === undefined ? null : await latencyAt(options.sameRate, options.sameRate * framesPerEvent);
 
     const total = (await server.ask('mark', { type: 'mark' })).events;
@@ -256,7 +280,7 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
       serverCpuPct: full.serverCpuPct, clientCpuPct: full.clientCpuPct, creditWaits: full.creditWaits, gateWaits: full.gateWaits,
       rssPerConnectionBytes: (idle.rssBytes - base.rssBytes) / connections,
       heapPerConnectionBytes: (idle.heapBytes - base.heapBytes) / connections,
-      half, same,
+      half, same, stageLines,
       exact: mismatched === 0 && closed === 0,
       problems,
     };

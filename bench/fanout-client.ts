@@ -35,7 +35,10 @@ export interface ClientPlan extends ShapeParams {
 }
 
 const plan = JSON.parse(process.argv[2]!) as ClientPlan;
-const send = (report: ClientReport) => process.send!(report);
+/** Reports to the parent; once it is gone (it failed and left), there is no one to tell, and no throw. */
+const send = (report: ClientReport) => {
+  if (process.connected) process.send!(report);
+};
 const { pools: addresses } = marketAddresses(plan.pools);
 
 const shared = { counter: 0, sampleEvery: 1_000_000_000 };

@@ -93,7 +93,7 @@ export type ServerReport =
   | { type: 'mark'; atMs: number; events: number; cpuUs: number; rssBytes: number }
   | { type: 'driven'; events: number; seconds: number; creditWaits: number; gateWaits: number }
   /** Ingest to publish (the engine's share of the latency), in ms, sampled. */
-  | { type: 'latency'; samples: number[] }
+  | { type: 'latency'; samples: number[]; stages?: string[] }
   | { type: 'error'; message: string };
 
 /** Parent → server child. */

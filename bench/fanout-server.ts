@@ -6,6 +6,7 @@ import { startWsBaseline } from './baselines/ws-server.ts';
 import { addressMaker } from './fixtures/swaps.ts';
 import { startBareUws } from './fanout-uws.ts';
 import type { TopicSink } from '../engine/topics.ts';
+import { probeEngine, type StageProbe } from './fanout-stages.ts';
 import { marketAddresses, poolOfEvent, wallMs, type ServerCommand, type ServerKind, type ServerReport, type ShapeParams } from './fanout-plan.ts';
 
 /**
@@ -39,10 +40,15 @@ export interface ServerPlan extends ShapeParams {
   window: number;
   /** Bare uWS only: 300-byte frames instead of trade-sized ones. */
   smallFrames?: boolean;
+  /** Engine servers: split the sampled ingest-to-publish times by stage (bench/fanout-stages.ts). */
+  stages?: boolean;
 }
 
 const plan = JSON.parse(process.argv[2]!) as ServerPlan;
-const send = (report: ServerReport) => process.send!(report);
+/** Reports to the parent; once it is gone (it failed and left), there is no one to tell, and no throw. */
+const send = (report: ServerReport) => {
+  if (process.connected) process.send!(report);
+};
 const HOST = '127.0.0.1';
 /** Events submitted per event-loop turn at most (a turn's events share one batch, one commit, one write per socket). */
 const CHUNK = 1_000;
@@ -62,6 +68,8 @@ let port: number;
 let attach: (sink: TopicSink) => void;
 /** Server-side latency samples: ingest (the frame's stamp) to the engine's publish call. */
 const publishSampling = { every: 0, counter: 0, samples: [] as number[] };
+/** `stages`: where the sampled frames' time went. */
+let probe: StageProbe | null = null;
 
 /**
  * The transport's sink as the engine sees it, with one frame in `every` timed from its
@@ -76,7 +84,11 @@ function sampled(sink: TopicSink): TopicSink {
       if (s.every > 0 && ++s.counter >= s.every) {
         s.counter = 0;
         const stamp = STAMP.exec(frame);
-        if (stamp) s.samples.push(wallMs() - (Number(stamp[2]) + Number(stamp[1]) / 1000));
+        if (stamp) {
+          const stampMs = Number(stamp[2]) + Number(stamp[1]) / 1000;
+          s.samples.push(wallMs() - stampMs);
+          probe?.sample(stampMs);
+        }
       }
       sink.publish(topic, frame);
     },
@@ -135,6 +147,7 @@ async function startEngineServer(): Promise<void> {
   const config = configSchema.parse({ data: dataDir, host: HOST, port: 0, source: 'none', clock: 'wall', logLevel: 'warn', plans: { scale: lifted } });
   const log = createLogger('warn', { pretty: false });
   const engine = await createEngine({ config, log });
+  if (plan.stages) probe = probeEngine(engine);
   cleanups.push(() => engine.stop());
   // The market is made once the idle connections have been measured (`market`
   // command), so that its garbage does not hide their memory in freed heap space.
@@ -299,12 +312,13 @@ process.on('message', (command: ServerCommand) => {
       publishSampling.every = command.every;
       publishSampling.counter = 0;
       publishSampling.samples = [];
+      probe?.start();
       return;
     case 'latency': {
       const samples = publishSampling.samples;
       publishSampling.every = 0;
       publishSampling.samples = [];
-      return send({ type: 'latency', samples });
+      return send({ type: 'latency', samples, stages: probe?.lines() });
     }
     case 'halt':
       if (run && !run.done) finish(run);
@@ -322,6 +336,13 @@ async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   if (run) run.done = true;
+  // Once the parent is gone nobody will SIGKILL this process: a cleanup that never
+  // settles must not leave it running (and holding a port and a temp directory).
+  setTimeout(() => {
+    process.stderr.write('fanout-server: cleanup did not finish within 10 s; exiting\n');
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    process.exit(code || 1);
+  }, 10_000).unref();
   for (const cleanup of cleanups) {
     try {
       await cleanup();

@@ -36,6 +36,9 @@ import { profileLines, summarizeProfile } from './profile.ts';
  * makes one write per frame per client, ~0.2-0.3M frames/s. Targets: >= 3M frames/s
  * at 100 and 1,000 connections, >= 5x `ws`, p99 < 10 ms at half load, < 8 KB per idle
  * subscribed connection.
+ *
+ * One case at a time, repeated, with the engine's latency split by stage, its GC
+ * pauses and event-loop delay: bench/fanout-one.ts (`--stages`, bench/fanout-stages.ts).
  */
 
 export const FULL: Sizes = { pools: 10_000, connections: [100, 1_000, 10_000], clients: 3, warmMs: 1_000, fullMs: 4_000, latencyMs: 3_000, settleReadings: 20 };
@@ -53,7 +56,8 @@ function latencyLine(name: string, p: LoadPhase): string {
   );
 }
 
-function describe(r: CaseResult): string[] {
+/** The lines printed for one case (also by bench/fanout-one.ts). */
+export function describe(r: CaseResult): string[] {
   const lines = [
     `${label(r.shape)} x ${fmt(r.connections)} conns, ${r.kind}${r.kind === 'uws' ? ' (bare)' : ''}: ${fmt(r.framesPerS)} frames/s (${fmt(r.eventsPerS)} events/s, ${fmt(r.bytesPerFrame)} B/frame), ` +
       `CPU server ${r.serverCpuPct.toFixed(0)}% clients ${r.clientCpuPct.toFixed(0)}% (of one core; together ${(r.serverCpuPct + r.clientCpuPct).toFixed(0)}% of the machine's ${CORES * 100}%), waits for credit ${fmt(r.creditWaits)}, for the gate ${fmt(r.gateWaits)}; ` +

@@ -91,10 +91,22 @@ export interface HubOptions {
 }
 
 const PREFIX_LENGTH = CANDLES_FRAME_PREFIX.length;
+/** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
+const LENGTHS_MAX = 255;
 const CLOSE_BRACE = 125; // '}'
 
 export class Hub implements TopicSink {
   private readonly topics = new Map<string, TopicEntry>();
+  /**
+   * Topics per length of their name (names up to LENGTHS_MAX; longer ones are not
+   * counted and always looked up). The engine asks `has` for every pool it flushes (28
+   * candle series, pool_metrics) and for the token topics of every trade, with names it
+   * has just built by concatenation: the Map must flatten and hash such a name (~0.2 µs;
+   * even reading its first character flattens it), and most answers are no. A length
+   * is read without touching the characters, so a name of a length no topic has (no
+   * candles topic at all, say) is answered in a few nanoseconds.
+   */
+  private readonly byLength = new Uint32Array(LENGTHS_MAX + 1);
   private readonly channels = new Map<string, Channel>();
   private readonly accounts = new Map<string, AccountEntry>();
   private dirty: Channel[] = [];
@@ -107,6 +119,8 @@ export class Hub implements TopicSink {
   constructor(private readonly o: HubOptions) {}
 
   has(topic: string): boolean {
+    const length = topic.length;
+    if (length <= LENGTHS_MAX && this.byLength[length] === 0) return false;
     return this.topics.has(topic);
   }
 
@@ -212,6 +226,7 @@ export class Hub implements TopicSink {
   /** Stops everything (the server closes its sockets itself). */
   close(): void {
     this.topics.clear();
+    this.byLength.fill(0);
     this.channels.clear();
     this.dirty = [];
   }
@@ -223,6 +238,7 @@ export class Hub implements TopicSink {
       const stream = colon < 0 ? ref.topic : ref.topic.slice(0, colon);
       topic = { name: ref.topic, channels: [], framesMetric: this.o.metrics.wsFramesPublished.labels(stream) };
       this.topics.set(ref.topic, topic);
+      this.countLength(ref.topic, 1);
     }
     const channel = new Channel(name, topic, ref.subscriptionId === null ? null : subscriptionIdMember(ref.subscriptionId));
     topic.channels.push(channel);
@@ -248,7 +264,12 @@ export class Hub implements TopicSink {
     const topic = channel.topic;
     const i = topic.channels.indexOf(channel);
     if (i >= 0) topic.channels.splice(i, 1);
-    if (topic.channels.length === 0) this.topics.delete(topic.name);
+    // Counted down only if still counted (close() forgets every topic at once).
+    if (topic.channels.length === 0 && this.topics.delete(topic.name)) this.countLength(topic.name, -1);
+  }
+
+  private countLength(name: string, delta: 1 | -1): void {
+    if (name.length <= LENGTHS_MAX) this.byLength[name.length]! += delta;
   }
 
   /** Moves a channel's published frames onto its accounts' pending counts. */

@@ -1,0 +1,151 @@
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import type { Engine } from '../engine/system.ts';
+import { wallMs } from './fanout-plan.ts';
+
+/**
+ * Where the fan-out benchmark's ingest-to-publish time goes (`bench/fanout-one.ts
+ * --stages`): the server child wraps a few of the engine's methods on their instances
+ * (nothing in the engine changes) and, for every frame the sampled publish times, splits
+ * its stamp-to-publish time into
+ *
+ * - batch: stamp → the gate's ingest-log put (the open batch waits for its setImmediate);
+ * - commit: put → LMDB's commit of that transaction (the put's promise);
+ * - order: commit → the batch released on committed$ (earlier batches not committed yet,
+ *   or the event loop busy with something else when the commit callback was due);
+ * - apply: release → this frame's publish (actors applying the batch's earlier events).
+ *
+ * It also records per batch how long applying it took and how big it was, the
+ * publisher's flushes and checkpoints (their durations: each is one event-loop turn
+ * that delays everything behind it), GC pauses and the event loop's delay, all over
+ * the same window as the latency samples.
+ */
+
+/** perf_hooks `constants.NODE_PERFORMANCE_GC_*`. */
+const GC_KINDS: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks' };
+
+type Batch = { firstSeq: number; putAt: number; commitAt: number; releasedAt: number };
+
+export interface StageProbe {
+  /** A sampled frame of the batch being applied, stamped `stampMs`, published now. */
+  sample(stampMs: number): void;
+  /** Starts a window (the latency phase). */
+  start(): void;
+  /** Ends the window: the lines to print. */
+  lines(): string[];
+}
+
+function pct(sorted: Float64Array, p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
+}
+const ms = (v: number) => (Number.isNaN(v) ? '-' : v.toFixed(2));
+
+function dist(name: string, values: number[]): string {
+  const s = Float64Array.from(values).sort();
+  const sum = values.reduce((a, b) => a + b, 0);
+  return `${name}: n ${values.length} p50 ${ms(pct(s, 0.5))} p90 ${ms(pct(s, 0.9))} p99 ${ms(pct(s, 0.99))} max ${ms(s.length ? s[s.length - 1]! : NaN)} sum ${ms(sum)} ms`;
+}
+
+export function probeEngine(engine: Engine): StageProbe {
+  const puts = new Map<number, Batch>();
+  let current: Batch | null = null;
+  let on = false;
+  const stage = { batch: [] as number[], commit: [] as number[], order: [] as number[], apply: [] as number[], total: [] as number[] };
+  const applyMs: number[] = [];
+  const batchEvents: number[] = [];
+  const flushMs: number[] = [];
+  const checkpointMs: number[] = [];
+  const gcMs: number[] = [];
+  /** GC pauses by kind (scavenge, mark-compact, ...). */
+  const gcKinds = new Map<string, number[]>();
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+
+  const log = engine.storage.ingestLog as unknown as { put: (key: number, value: unknown) => Promise<boolean> };
+  const put = log.put.bind(log);
+  log.put = (key, value) => {
+    const write = put(key, value);
+    const batch: Batch = { firstSeq: key, putAt: wallMs(), commitAt: NaN, releasedAt: NaN };
+    puts.set(key, batch);
+    // Registered before the gate's own `then` on the same promise, so it runs first.
+    void write.then(() => (batch.commitAt = wallMs()), () => undefined);
+    return write;
+  };
+
+  const committed$ = engine.gate.committed$;
+  const next = committed$.next.bind(committed$);
+  committed$.next = (b) => {
+    const batch = puts.get(b.firstSeq) ?? { firstSeq: b.firstSeq, putAt: NaN, commitAt: NaN, releasedAt: NaN };
+    puts.delete(b.firstSeq);
+    batch.releasedAt = wallMs();
+    current = batch;
+    const t = performance.now();
+    next(b);
+    if (on) {
+      applyMs.push(performance.now() - t);
+      batchEvents.push(b.events.length);
+    }
+    current = null;
+  };
+
+  const timed = (name: 'flush' | 'checkpoint', into: number[]) => {
+    const target = engine as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const original = target[name]!.bind(engine);
+    target[name] = (...args: unknown[]) => {
+      const t = performance.now();
+      const out = original(...args);
+      if (on) into.push(performance.now() - t);
+      return out;
+    };
+  };
+  timed('flush', flushMs);
+  timed('checkpoint', checkpointMs);
+
+  new PerformanceObserver((list) => {
+    if (!on) return;
+    for (const entry of list.getEntries()) {
+      gcMs.push(entry.duration);
+      const kind = GC_KINDS[(entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other';
+      let into = gcKinds.get(kind);
+      if (!into) gcKinds.set(kind, (into = []));
+      into.push(entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+
+  return {
+    sample(stampMs) {
+      const b = current;
+      if (!on || !b) return;
+      const now = wallMs();
+      stage.batch.push(b.putAt - stampMs);
+      stage.commit.push(b.commitAt - b.putAt);
+      stage.order.push(b.releasedAt - b.commitAt);
+      stage.apply.push(now - b.releasedAt);
+      stage.total.push(now - stampMs);
+    },
+    start() {
+      on = true;
+      for (const list of [...Object.values(stage), applyMs, batchEvents, flushMs, checkpointMs, gcMs]) list.length = 0;
+      gcKinds.clear();
+      loop.reset();
+      loop.enable();
+    },
+    lines() {
+      on = false;
+      loop.disable();
+      const events = batchEvents.reduce((a, b) => a + b, 0);
+      const lines = [
+        `stages of sampled frames (stamp → put → commit → released → published):`,
+        `  ${dist('batch (stamp → put)', stage.batch)}`,
+        `  ${dist('commit (put → committed)', stage.commit)}`,
+        `  ${dist('order (committed → released)', stage.order)}`,
+        `  ${dist('apply (released → published)', stage.apply)}`,
+        `  ${dist('total', stage.total)}`,
+        `batches: ${batchEvents.length}, ${(events / Math.max(1, batchEvents.length)).toFixed(0)} events each; ${dist('apply per batch', applyMs)}`,
+        `${dist('publisher flush', flushMs)}; ${dist('checkpoint (sync part)', checkpointMs)}`,
+        `${dist('GC pauses', gcMs)}`,
+        ...[...gcKinds].map(([kind, list]) => `  ${dist(kind, list)}`),
+        `event-loop delay: p50 ${ms(loop.percentile(50) / 1e6)} p99 ${ms(loop.percentile(99) / 1e6)} max ${ms(loop.max / 1e6)} ms`,
+      ];
+      return lines;
+    },
+  };
+}
