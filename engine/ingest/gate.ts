@@ -48,8 +48,9 @@ export interface GateOptions {
 /**
  * The ingest gate: validate (zod), drop duplicates by identity, stamp a monotonically
  * increasing ingest seq, append batches to the ingest log. A batch is published on
- * `committed$` once its transaction is committed, in seq order, and acknowledged
- * (promises of `ingest` and `flush` resolve) once it is flushed to disk.
+ * `committed$` in the event turn its log put is queued in (it commits in that turn's
+ * transaction, with whatever the actors write while applying it), in seq order, and
+ * acknowledged (promises of `ingest` and `flush` resolve) once it is flushed to disk.
  */
 export class IngestGate implements IngestSink {
   readonly committed$ = new Subject<CommittedBatch>();
@@ -315,9 +316,14 @@ export class IngestGate implements IngestSink {
     // Counted per batch: a labelled prom-client inc per event costs more than the rest of the count.
     for (const type in batch.typeCounts) this.metrics.ingested.inc({ type }, batch.typeCounts[type]);
     this.unreleased.push(batch);
-    // lmdb-js resolves the promises of one transaction in no set order, so a batch is
-    // released only when every batch before it is committed too.
-    const committed = write.then(() => {
+    // Released to the actors in this event turn, without waiting for the commit: lmdb-js
+    // resolves a put only after its transaction's fsync (p99 ~100 ms on this disk), which
+    // every live frame would wait for. What the actors write while applying joins this
+    // turn's transaction, so nothing derived from a batch commits before the batch; a
+    // crash before the commit loses the batch and what was derived from it alike, and
+    // none of it was acknowledged (acknowledgements still wait for `durable` below).
+    // Batches are released in seq order (one microtask each, in write order).
+    queueMicrotask(() => {
       batch.committed = true;
       while (this.unreleased.length && this.unreleased[0]!.committed) {
         const next = this.unreleased.shift()!;
@@ -325,6 +331,7 @@ export class IngestGate implements IngestSink {
         next.bytes = null;
       }
     });
+    const committed = write;
     const durable = Promise.all([committed, whenFlushed(write)]).then(
       () => {
         this.identities.markDurable(batch.firstSeq);
