@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PlanName } from './config.ts';
 import type { Account, Storage } from '../storage/lmdb.ts';
 
@@ -10,9 +10,10 @@ export type { Account };
  * `accounts` database is keyed by the sha256 hex of the key, and a leaked data
  * directory gives no usable key.
  *
- * Nothing is cached in memory: `verify` reads LMDB on every call (a synchronous,
+ * `verify` reads the key's record from LMDB on every call (a synchronous,
  * memory-mapped read), so a revoke is effective for the next request as soon as its
  * write has committed, in this process and in any other reading the same directory.
+ * What it keeps in memory (Presented) only saves hashing and decoding the same bytes again.
  */
 
 /** What `create` returns: the only time the key itself is seen. */
@@ -32,7 +33,7 @@ export interface KeyStore {
   /** Revoke by id; true if an active key was revoked, false if unknown or already revoked. */
   revoke(id: string): Promise<boolean>;
   /** The account of a presented key, or null for an unknown or revoked key. Expired keys still verify. */
-  verify(key: string): Account | null;
+  verify(key: string): Readonly<Account> | null;
 }
 
 /** The stored record: the account plus the key hash it is filed under. @internal */
@@ -58,8 +59,50 @@ const toAccount = (record: AccountRecord): Account => ({
   revokedAt: record.revokedAt,
 });
 
+/**
+ * What verify knows of a presented key: its sha256 (a key's hash never changes), and
+ * the bytes of its account record as last read with what they decoded to. Every call
+ * still reads the record from LMDB; only when its bytes are the ones seen before are
+ * the sha256 and the decoding skipped (together about 20 % of a cached GET's CPU in a
+ * profile). A revoke rewrites the record, so its bytes differ and it is seen at once.
+ */
+interface Presented {
+  hash: string;
+  bytes: Uint8Array | null;
+  /** null: revoked or damaged. Frozen: every call seeing the same bytes returns this object. */
+  account: Readonly<Account> | null;
+}
+
+/**
+ * Whether `fast` (lmdb's getBinaryFast buffer: its `length` is the value's, its
+ * underlying memory larger, so no Buffer method that reads byteLength) holds `bytes`.
+ */
+function sameBytes(bytes: Uint8Array, fast: Uint8Array): boolean {
+  const n = fast.length;
+  if (bytes.length !== n) return false;
+  for (let i = 0; i < n; i++) if (bytes[i] !== fast[i]) return false;
+  return true;
+}
+
+/**
+ * Keys remembered: far more than one operator's clients use at once. When full the
+ * memory starts over, so a client probing random keys costs memory only up to it.
+ */
+const PRESENTED_MAX = 4_096;
+
 export function createKeyStore(storage: Storage, clock: { now(): number }): KeyStore {
   const db = storage.accounts;
+  const presented = new Map<string, Presented>();
+
+  const presentedOf = (key: string): Presented => {
+    let p = presented.get(key);
+    if (p === undefined) {
+      if (presented.size >= PRESENTED_MAX) presented.clear();
+      p = { hash: hashKey(key), bytes: null, account: null };
+      presented.set(key, p);
+    }
+    return p;
+  };
 
   const records = (): AccountRecord[] => {
     const out: AccountRecord[] = [];
@@ -107,12 +150,19 @@ export function createKeyStore(storage: Storage, clock: { now(): number }): KeyS
     verify(key) {
       // Cheap rejects first: only generated keys can match, and this bounds hashing work.
       if (typeof key !== 'string' || key.length !== KEY_LENGTH || !key.startsWith(KEY_PREFIX)) return null;
-      const hash = hashKey(key);
-      const record = db.get(hash) as AccountRecord | undefined;
-      if (!record || typeof record.hash !== 'string' || record.hash.length !== hash.length) return null;
-      if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-      if (record.revokedAt !== null) return null;
-      return toAccount(record);
+      const p = presentedOf(key);
+      // Read on every call (see above): a new, changed or revoked record is seen at once.
+      const bytes = db.getBinaryFast(p.hash);
+      if (bytes === undefined) return null;
+      if (p.bytes === null || !sameBytes(p.bytes, bytes)) {
+        // Copied first: the next read reuses getBinaryFast's buffer.
+        p.bytes = Uint8Array.prototype.slice.call(bytes, 0, bytes.length);
+        const record = db.get(p.hash) as AccountRecord | undefined;
+        // The record is filed under its hash, so the hash check only rejects a damaged
+        // record; a plain comparison: both sides derive from the presented key, nothing secret to time.
+        p.account = record && record.hash === p.hash && record.revokedAt === null ? Object.freeze(toAccount(record)) : null;
+      }
+      return p.account;
     },
   };
 }

@@ -1,29 +1,26 @@
-import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/keys.ts';
-import { render, renderError, writeResponse, type Outgoing } from '../envelope.ts';
+import { headerLines, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
 import { bearerToken, decodePathParams, parseQueryString, validate } from './request.ts';
-import { ResponseCache } from './response-cache.ts';
-import type { Admission, BeforeHandle, Route, ServerDeps } from './route.ts';
+import { ResponseCache, type CachedResponse } from './response-cache.ts';
+import type { Admission, BeforeHandle, Route, RouteContext, ServerDeps } from './route.ts';
 
 /**
  * Glue between uWS and the route table: one uWS GET handler per route plus a
  * catch-all 404. uWS rules this file keeps (a violation kills the process):
- * - `req` is read only synchronously inside the uWS handler; everything needed later
- *   is copied into `Incoming` first;
- * - `res.onAborted` is registered before anything asynchronous, and nothing is
- *   written to an aborted or already ended response;
- * - every write sequence is one `res.cork` (in `writeResponse`).
+ * - `req` is read only synchronously inside the uWS handler (`serve` up to the route
+ *   handler call); everything needed later is copied out into strings first;
+ * - every response has `res.onAborted` registered before the uWS handler returns: a
+ *   no-op one before a write inside the handler, the real one (`Exchange.leaveHandler`)
+ *   when the handler leaves the response open; nothing is written to an aborted or
+ *   already ended response;
+ * - every write sequence is one `res.cork` (`writeResponse`).
+ *
+ * The hot path (a cached body, or a handler that returns a value, not a promise) runs
+ * entirely inside the uWS handler: no promise and no closure per request.
  * @internal
  */
-
-/** The request as copied out of uWS: plain strings, valid after the handler returns. */
-interface Incoming {
-  url: string;
-  rawQuery: string;
-  authorization: string;
-  rawParams: string[];
-}
 
 /** Metrics label of responses that matched no route (bounded label cardinality). */
 export const UNMATCHED = 'unmatched';
@@ -31,22 +28,36 @@ export const UNMATCHED = 'unmatched';
 /** A URL as a message shows it: bounded, since it is echoed to the client and logs. */
 const shownUrl = (url: string): string => (url.length > 256 ? `${url.slice(0, 256)}...` : url);
 
+/** The abort handler of a response written inside the uWS handler (see Exchange.write). */
+const ignoreAbort = (): void => {};
+
 /** One request's response: written at most once, counted once, hooks released once. */
 class Exchange {
   private aborted = false;
   private ended = false;
-  private headers: Record<string, string> = {};
-  private releases: Array<() => void> = [];
+  /** True while the uWS handler runs. */
+  private inHandler = true;
+  /** The admissions' headers as head lines (`\r\nName: value`...), made once at admission. */
+  private headLines = '';
+  private done: (() => void) | null = null;
+  private moreDone: Array<() => void> | null = null;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly deps: ServerDeps,
     private readonly routeLabel: string,
     private readonly url: string,
+    /** Labels of a successful response of this route: one object per route, not per request. */
+    private readonly okLabels: { route: string; code: string },
   ) {}
 
-  /** Must run synchronously inside the uWS handler, before any await. */
-  watchAbort(): void {
+  /**
+   * Runs as the uWS handler returns: a response not written yet gets its abort handler
+   * now, before any asynchronous work can write to it.
+   */
+  leaveHandler(): void {
+    this.inHandler = false;
+    if (this.ended) return;
     this.res.onAborted(() => {
       this.aborted = true;
       this.deps.log.debug({ route: this.routeLabel }, 'client aborted before the response');
@@ -54,54 +65,76 @@ class Exchange {
     });
   }
 
+  /**
+   * Headers are turned into head lines here, once: a hook may reuse its headers object
+   * for the next request. Headers of two hooks are all sent (only the limits hook sets any).
+   */
   admit(admission: Admission): void {
-    if (admission.headers) Object.assign(this.headers, admission.headers);
-    if (admission.done) this.releases.push(admission.done);
-  }
-
-  send(result: unknown): Outgoing {
-    let out: Outgoing;
-    try {
-      out = render(result);
-    } catch (err) {
-      out = this.errorOut(err);
+    if (admission.headers) this.headLines += headerLines(admission.headers);
+    if (admission.done) {
+      if (this.done === null) this.done = admission.done;
+      else (this.moreDone ??= []).push(admission.done);
     }
-    this.write(out);
-    return out;
   }
 
-  /** A response rendered before (the response cache). */
-  sendRendered(out: Outgoing): void {
-    this.write(out);
+  /** A rendered response. */
+  sendOut(out: Outgoing): void {
+    this.write(responseHead(out.status, out.contentType), out.body, out.code);
+  }
+
+  /** A cached success. */
+  sendCached(entry: CachedResponse): void {
+    this.write(entry.head, entry.body, 0);
   }
 
   fail(err: unknown): void {
     // Rendered (and an unknown throw logged) even when the client is gone.
-    this.write(this.errorOut(err));
+    this.sendOut(renderError(err, this.deps.log, { route: this.routeLabel, url: shownUrl(this.url) }));
   }
 
-  private errorOut(err: unknown): Outgoing {
-    return renderError(err, this.deps.log, { route: this.routeLabel, url: shownUrl(this.url) });
-  }
-
-  private write(out: Outgoing): void {
+  private write(head: string, body: string | Uint8Array, code: number): void {
     if (!this.aborted && !this.ended) {
       this.ended = true;
-      writeResponse(this.res, out, this.headers);
-      this.deps.metrics.httpRequests.inc({ route: this.routeLabel, code: String(out.code) });
+      try {
+        // uWS kills the process when a handler returns with its response pending and no
+        // abort handler, and `end` can leave it pending: a write past a full cork buffer
+        // whose flush fails is not buffered in uWebSockets before 6b7f354 (2026-04). Seen
+        // under pipelined load (1,000 requests in flight) when responses were written
+        // without this. Nothing is left to release by then: one shared no-op will do.
+        if (this.inHandler) this.res.onAborted(ignoreAbort);
+        writeResponse(this.res, head + this.headLines, body);
+      } catch (err) {
+        // Not expected (res is valid here); a half-written response must not stay open.
+        this.deps.log.error({ err, route: this.routeLabel }, 'response could not be written');
+        this.closeQuietly();
+      }
+      this.deps.metrics.httpRequests.inc(code === 0 ? this.okLabels : { route: this.routeLabel, code: String(code) });
     }
     this.release();
   }
 
+  private closeQuietly(): void {
+    try {
+      this.res.close();
+    } catch {
+      // Already closed by uWS: nothing left to do.
+    }
+  }
+
   private release(): void {
-    const releases = this.releases;
-    this.releases = [];
-    for (const done of releases) {
-      try {
-        done();
-      } catch (err) {
-        this.deps.log.error({ err, route: this.routeLabel }, 'beforeHandle done() threw');
-      }
+    const done = this.done;
+    const more = this.moreDone;
+    this.done = null;
+    this.moreDone = null;
+    if (done !== null) this.runDone(done);
+    if (more !== null) for (const fn of more) this.runDone(fn);
+  }
+
+  private runDone(done: () => void): void {
+    try {
+      done();
+    } catch (err) {
+      this.deps.log.error({ err, route: this.routeLabel }, 'beforeHandle done() threw');
     }
   }
 }
@@ -114,39 +147,92 @@ function authenticate(header: string, keys: KeyStore): Account {
   return account;
 }
 
-async function serve(
-  exchange: Exchange,
-  route: Route,
-  incoming: Incoming,
-  deps: ServerDeps,
-  beforeHandle: readonly BeforeHandle[],
-  cache: ResponseCache | null,
-): Promise<void> {
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+
+/** One mounted route: what its uWS handler needs, made once. */
+interface Mounted {
+  route: Route;
+  deps: ServerDeps;
+  hooks: readonly BeforeHandle[];
+  cache: ResponseCache | null;
+  okLabels: { route: string; code: string };
+}
+
+/** After the handler: write the result, and keep it when it is cacheable. */
+function finish(exchange: Exchange, m: Mounted, result: unknown, cacheKey: string | null, version: string | null, ctx: RouteContext<unknown, unknown>): void {
+  let out: Outgoing;
   try {
-    const account = route.auth ? authenticate(incoming.authorization, deps.keys) : null;
-    for (const hook of beforeHandle) {
+    out = render(result);
+  } catch (err) {
+    // Not serializable (a BigInt, a cycle): a 5000, logged by fail.
+    exchange.fail(err);
+    return;
+  }
+  if (version === null || out.code !== 0) {
+    exchange.sendOut(out);
+    return;
+  }
+  const entry: CachedResponse = { version, head: responseHead(out.status, out.contentType), body: Buffer.from(out.body, 'utf8'), params: ctx.params, query: ctx.query };
+  exchange.sendCached(entry);
+  m.cache!.set(cacheKey!, entry);
+}
+
+async function finishAsync(exchange: Exchange, m: Mounted, pending: PromiseLike<unknown>, cacheKey: string | null, version: string | null, ctx: RouteContext<unknown, unknown>): Promise<void> {
+  let result: unknown;
+  try {
+    result = await pending;
+  } catch (err) {
+    exchange.fail(err);
+    return;
+  }
+  finish(exchange, m, result, cacheKey, version, ctx);
+}
+
+/** The raw path parameters, in pattern order. Only while the uWS handler runs (req is valid). */
+function rawParamsOf(req: HttpRequest, count: number): string[] {
+  const raw: string[] = [];
+  for (let i = 0; i < count; i++) raw.push(req.getParameter(i) ?? '');
+  return raw;
+}
+
+/**
+ * Everything up to the handler, synchronously inside the uWS handler: `req` is read
+ * here (path parameters only on a cache miss), never after this returns.
+ */
+function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, rawQuery: string, authorization: string): void {
+  const { route, deps } = m;
+  try {
+    const account = route.auth ? authenticate(authorization, deps.keys) : null;
+    for (const hook of m.hooks) {
       const admission = hook({ account, route });
       if (!admission) continue;
       exchange.admit(admission);
       if (admission.reject) throw admission.reject;
     }
     let cacheKey: string | null = null;
-    if (route.version && cache) {
-      cacheKey = `${incoming.url}?${incoming.rawQuery}`;
-      const entry = cache.get(cacheKey);
-      if (entry && route.version({ params: entry.params, query: entry.query, account, deps }) === entry.version) {
-        exchange.sendRendered(entry.out);
+    if (m.cache !== null) {
+      // A path never holds '?', so `url` alone and `url?query` never collide.
+      cacheKey = rawQuery === '' ? url : `${url}?${rawQuery}`;
+      const entry = m.cache.get(cacheKey);
+      if (entry && route.version!({ params: entry.params, query: entry.query, account, deps }) === entry.version) {
+        exchange.sendCached(entry);
         return;
       }
     }
-    const params = validate(route.params, decodePathParams(route.paramNames, incoming.rawParams), 'path');
-    const query = validate(route.query, parseQueryString(incoming.rawQuery, deps.config.http.queryBytesMax), 'query');
+    const params = validate(route.params, decodePathParams(route.paramNames, rawParamsOf(req, route.paramNames.length)), 'path');
+    const query = validate(route.query, parseQueryString(rawQuery, deps.config.http.queryBytesMax), 'query');
     const ctx = { params, query, account, deps };
     // The version is taken before the handler reads: a change meanwhile only makes the entry stale sooner.
     const version = cacheKey !== null ? route.version!(ctx) : null;
-    const result = await route.handler(ctx);
-    const out = exchange.send(result);
-    if (version !== null && out.code === 0) cache!.set(cacheKey!, version, out, params, query);
+    const result = route.handler(ctx);
+    if (isThenable(result)) {
+      finishAsync(exchange, m, result, cacheKey, version, ctx).catch((err: unknown) => {
+        deps.log.error({ err, route: route.pattern }, 'response could not be written');
+      });
+      return;
+    }
+    finish(exchange, m, result, cacheKey, version, ctx);
   } catch (err) {
     exchange.fail(err);
   }
@@ -164,27 +250,32 @@ export function mountRoutes(
   for (const route of routes) {
     if (patterns.has(route.pattern)) throw new Error(`duplicate route: GET ${route.pattern}`);
     patterns.add(route.pattern);
+    const m: Mounted = { route, deps, hooks: beforeHandle, cache: route.version ? cache : null, okLabels: { route: route.pattern, code: '0' } };
     app.get(route.pattern, (res, req) => {
-      // req is valid only until this function returns: copy what is needed, now.
-      const incoming: Incoming = {
-        url: req.getUrl(),
-        rawQuery: req.getQuery() ?? '',
-        authorization: route.auth ? req.getHeader('authorization') : '',
-        rawParams: route.paramNames.map((_, i) => req.getParameter(i) ?? ''),
-      };
-      const exchange = new Exchange(res, deps, route.pattern, incoming.url);
-      exchange.watchAbort();
-      serve(exchange, route, incoming, deps, beforeHandle, cache).catch((err: unknown) => {
-        deps.log.error({ err, route: route.pattern }, 'response could not be written');
-      });
+      // req is valid only until this function returns: serve reads it (path parameters,
+      // on a cache miss) before returning, and only these strings outlive the call.
+      const url = req.getUrl();
+      const rawQuery = req.getQuery() ?? '';
+      const authorization = route.auth ? req.getHeader('authorization') : '';
+      const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels);
+      try {
+        serve(exchange, m, req, url, rawQuery, authorization);
+      } finally {
+        exchange.leaveHandler();
+      }
     });
   }
+  const unmatchedLabels = { route: UNMATCHED, code: '0' };
   // The API is read-only: any other method, and any unknown path, is 404 / 4040. A
   // specific route (GET handlers above, a later `app.ws('/ws')`) always wins over '/*'.
   app.any('/*', (res, req) => {
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
-    // Answered synchronously inside the handler, so no onAborted is needed.
-    new Exchange(res, deps, UNMATCHED, url).fail(new EngineError(4040, `route not found: ${method} ${shownUrl(url)}`));
+    const exchange = new Exchange(res, deps, UNMATCHED, url, unmatchedLabels);
+    try {
+      exchange.fail(new EngineError(4040, `route not found: ${method} ${shownUrl(url)}`));
+    } finally {
+      exchange.leaveHandler();
+    }
   });
 }

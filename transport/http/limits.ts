@@ -25,26 +25,68 @@ function rejection(d: RequestDecision, route: Route): EngineError {
   }
 }
 
-/** The limits hook: pass it in `createServer({ beforeHandle: [createLimitsHook(limits)] })`. */
+/** A number's decimal text, made again only when the number changes (limits and resets rarely do). */
+class NumberText {
+  private n = Number.NaN;
+  private text = '';
+  of(n: number): string {
+    if (n !== this.n) {
+      this.n = n;
+      this.text = String(n);
+    }
+    return this.text;
+  }
+}
+
+/**
+ * The limits hook: pass it in `createServer({ beforeHandle: [createLimitsHook(limits)] })`.
+ * Per request it fills one headers object that it reuses for the next request (the
+ * dispatcher turns headers into head lines at admission, before anything else runs);
+ * the rare grace and rejection answers get their own object.
+ */
 export function createLimitsHook(limits: HttpLimits): BeforeHandle {
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': '',
+    'RateLimit-Remaining': '',
+    'RateLimit-Reset': '',
+    'X-Quota-Limit': '',
+    'X-Quota-Remaining': '',
+    'X-Quota-Reset': '',
+  };
+  const rateLimit = new NumberText();
+  const rateReset = new NumberText();
+  const quotaLimit = new NumberText();
+  const quotaReset = new NumberText();
+  // One release function per account (at most one per key in use), made once: a closure
+  // per request cost 6 % of a cached GET's CPU in a profile (tsx keeps function names,
+  // so every function made also gets a defineProperty).
+  const releases = new Map<string, () => void>();
+  const releaseOf = (id: string): (() => void) => {
+    let release = releases.get(id);
+    if (release === undefined) {
+      release = () => limits.releaseRequest(id);
+      releases.set(id, release);
+    }
+    return release;
+  };
   return ({ account, route }): Admission | void => {
     if (account === null) return;
     const d = limits.admitRequest(account, route.minPlan);
-    const headers: Record<string, string> = {
-      'RateLimit-Limit': String(d.rateLimit),
-      'RateLimit-Remaining': String(d.rateRemaining),
-      'RateLimit-Reset': String(d.rateResetSeconds),
-      'X-Quota-Limit': String(d.quotaLimit),
-      'X-Quota-Remaining': String(d.quotaRemaining),
-      'X-Quota-Reset': String(d.quotaResetSeconds),
-    };
-    if (d.grace) headers['X-Subscription-Grace'] = 'true';
+    headers['RateLimit-Limit'] = rateLimit.of(d.rateLimit);
+    headers['RateLimit-Remaining'] = String(d.rateRemaining);
+    headers['RateLimit-Reset'] = rateReset.of(d.rateResetSeconds);
+    headers['X-Quota-Limit'] = quotaLimit.of(d.quotaLimit);
+    headers['X-Quota-Remaining'] = String(d.quotaRemaining);
+    headers['X-Quota-Reset'] = quotaReset.of(d.quotaResetSeconds);
     if (d.verdict === 0) {
-      const id = account.id;
-      return { headers, done: () => limits.releaseRequest(id) };
+      const done = releaseOf(account.id);
+      if (!d.grace) return { headers, done };
+      return { headers: { ...headers, 'X-Subscription-Grace': 'true' }, done };
     }
-    if (d.retryAfterSeconds > 0) headers['Retry-After'] = String(d.retryAfterSeconds);
+    const own: Record<string, string> = { ...headers };
+    if (d.grace) own['X-Subscription-Grace'] = 'true';
+    if (d.retryAfterSeconds > 0) own['Retry-After'] = String(d.retryAfterSeconds);
     // Rejected requests took no in-flight slot: nothing to release.
-    return { headers, reject: rejection(d, route) };
+    return { headers: own, reject: rejection(d, route) };
   };
 }

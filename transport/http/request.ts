@@ -64,12 +64,20 @@ export function decodePathParams(names: readonly string[], raw: readonly string[
   return out;
 }
 
+const BEARER = /^bearer +(\S+) *$/i;
+const WHITESPACE = /\s/;
+
 /**
  * The key of an `Authorization: Bearer <key>` header value ('' when absent, as uWS
  * gives it), or null when there is none or the scheme is not Bearer.
  */
 export function bearerToken(header: string): string | null {
-  const match = /^bearer +(\S+) *$/i.exec(header);
+  // What clients send (`Bearer <key>`) without the regex's match array; anything else below.
+  if (header.startsWith('Bearer ')) {
+    const key = header.slice(7);
+    if (key !== '' && !WHITESPACE.test(key)) return key;
+  }
+  const match = BEARER.exec(header);
   return match ? match[1]! : null;
 }
 
