@@ -6,10 +6,10 @@ import type { Storage } from '../../storage/lmdb.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS, USDC, WSOL, type IngestEvent } from '../ingest/events.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
-import type { SearchMatch, SearchOrder, SearchPosition, SearchSort, SearchWindow } from '../search/token-index.ts';
+import type { SearchPosition, SearchQuery, SearchWindow } from '../search/token-index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { MarketQuery } from './market-query.ts';
-import { PoolDirectory, type PoolPosition, type PoolSort } from './pool-list.ts';
+import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
 import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrices } from './search-feed.ts';
 
 /**
@@ -38,25 +38,13 @@ export interface ResearchFeedDeps {
   log: Logger;
 }
 
-export interface TokenSearchRequest {
-  q: string;
-  match: SearchMatch;
-  sort: SearchSort;
-  order: SearchOrder;
-  window?: SearchWindow;
-  limit: number;
-  after?: SearchPosition;
+export interface TokenSearchRequest extends SearchQuery {
   /** Prices USD sorts are keyed at: the cursor's; the current ones when absent. */
   prices?: QuotePrices;
 }
 
-export interface PoolListRequest {
-  base?: string;
-  quote?: string;
-  sort: PoolSort;
-  order: 'asc' | 'desc';
-  limit: number;
-  after?: PoolPosition;
+export interface PoolListRequest extends PoolListQuery {
+  /** Prices liquidity_usd is keyed at: the cursor's; the current ones when absent. */
   prices?: QuotePrices;
 }
 

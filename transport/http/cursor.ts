@@ -101,6 +101,20 @@ export function cursorCodec<T>(kind: string, schema: z.ZodType<T>, secret: Buffe
   };
 }
 
+/**
+ * The position a cursor carries, after checking it was made for the same `filters`
+ * (every key equal): a cursor reused with other parameters is a 400 naming `cursor`,
+ * listing `names`. Undefined without a cursor.
+ */
+export function cursorPosition<T>(codec: CursorCodec<T>, cursor: string | undefined, filters: { [K in keyof T]?: unknown }, names: string): T | undefined {
+  if (cursor === undefined) return undefined;
+  const position = codec.decode(cursor);
+  for (const key in filters) {
+    if (position[key] !== filters[key]) throw badRequest('cursor', `was made for other parameters; pass the same ${names}`);
+  }
+  return position;
+}
+
 /** What `cursorCodec` puts around a payload; `p` is checked by the route's schema. @internal */
 const ENVELOPE = z.object({ k: z.string(), p: z.unknown() });
 

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { badRequest } from '../../../engine/errors.ts';
-import { page } from '../../envelope.ts';
-import { cursorCodec } from '../cursor.ts';
+import { cursorCodec, cursorPosition } from '../cursor.ts';
 import { address, cursor, limit, oneOf, order } from '../params.ts';
 import type { RouteContext } from '../route.ts';
-import { cursorPrices, research } from './search.ts';
+import { cursorPrices, research, researchPage } from './search.ts';
 
 /**
  * GET /v1/pools (DECISIONS.md route 12): pools of a base token (`base_address`), of a
@@ -47,13 +45,7 @@ export function poolListRoute({ query, deps }: RouteContext<unknown, PoolListPar
   const feed = research(deps);
   const codec = cursorCodec('pools.list', poolCursor, deps.cursorSecret!);
   const filters = { base: query.base_address ?? null, quote: query.quote_address ?? null, sort: query.sort, order: query.order };
-  let position: z.output<typeof poolCursor> | undefined;
-  if (query.cursor !== undefined) {
-    position = codec.decode(query.cursor);
-    if (position.base !== filters.base || position.quote !== filters.quote || position.sort !== filters.sort || position.order !== filters.order) {
-      throw badRequest('cursor', 'was made for other parameters; pass the same base_address, quote_address, sort and order');
-    }
-  }
+  const position = cursorPosition(codec, query.cursor, filters, 'base_address, quote_address, sort and order');
   const result = feed.listPools({
     base: query.base_address,
     quote: query.quote_address,
@@ -63,8 +55,5 @@ export function poolListRoute({ query, deps }: RouteContext<unknown, PoolListPar
     after: position?.after,
     prices: position?.prices,
   });
-  return page(result.items, {
-    next_cursor: result.next ? codec.encode({ ...filters, prices: result.prices, after: result.next }) : null,
-    has_more: result.next !== null,
-  });
+  return researchPage(result, codec, filters);
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { badRequest, unavailable } from '../../../engine/errors.ts';
-import type { ResearchFeed } from '../../../engine/market/research-feed.ts';
+import { unavailable } from '../../../engine/errors.ts';
+import type { ResearchFeed, ResearchPage } from '../../../engine/market/research-feed.ts';
+import type { QuotePrices } from '../../../engine/market/search-feed.ts';
 import type { SearchMatch, SearchSort, SearchWindow } from '../../../engine/search/token-index.ts';
 import { page } from '../../envelope.ts';
-import { cursorCodec } from '../cursor.ts';
+import { cursorCodec, cursorPosition, type CursorCodec } from '../cursor.ts';
 import { cursor, limit, oneOf, order } from '../params.ts';
 import type { RouteContext, ServerDeps } from '../route.ts';
 
@@ -49,6 +50,17 @@ export function research(deps: ServerDeps): ResearchFeed {
 /** The quote prices a first page was ordered at ([wSOL, USDC]); research-feed.ts. */
 export const cursorPrices = z.tuple([z.number().nullable(), z.number().nullable()]);
 
+/**
+ * A research page (search, pool list): its next_cursor carries the filters it was
+ * made for, the prices the first page was ordered at and the last position.
+ */
+export function researchPage<T, P, C extends { prices: QuotePrices; after: P }>(result: ResearchPage<T, P>, codec: CursorCodec<C>, filters: Omit<C, 'prices' | 'after'>) {
+  return page(result.items, {
+    next_cursor: result.next ? codec.encode({ ...filters, prices: result.prices, after: result.next } as C) : null,
+    has_more: result.next !== null,
+  });
+}
+
 const searchCursor = z.object({
   q: z.string(),
   match: z.string(),
@@ -63,13 +75,7 @@ export function tokenSearchRoute({ query, deps }: RouteContext<unknown, SearchQu
   const feed = research(deps);
   const codec = cursorCodec('tokens.search', searchCursor, deps.cursorSecret!);
   const filters = { q: query.q, match: query.match, sort: query.sort, order: query.order, window: query.window ?? null };
-  let position: z.output<typeof searchCursor> | undefined;
-  if (query.cursor !== undefined) {
-    position = codec.decode(query.cursor);
-    if (position.q !== filters.q || position.match !== filters.match || position.sort !== filters.sort || position.order !== filters.order || position.window !== filters.window) {
-      throw badRequest('cursor', 'was made for other parameters; pass the same q, match, sort, order and window');
-    }
-  }
+  const position = cursorPosition(codec, query.cursor, filters, 'q, match, sort, order and window');
   const result = feed.searchTokens({
     q: query.q,
     match: query.match as SearchMatch,
@@ -80,8 +86,5 @@ export function tokenSearchRoute({ query, deps }: RouteContext<unknown, SearchQu
     after: position?.after,
     prices: position?.prices,
   });
-  return page(result.items, {
-    next_cursor: result.next ? codec.encode({ ...filters, prices: result.prices, after: result.next }) : null,
-    has_more: result.next !== null,
-  });
+  return researchPage(result, codec, filters);
 }
