@@ -1,9 +1,10 @@
 import { WallClock } from '../../engine/clock.ts';
-import type { PlanName } from '../../engine/config.ts';
+import type { ConfigInput, PlanName } from '../../engine/config.ts';
 import { createKeyStore } from '../../engine/keys.ts';
-import type { Engine } from '../../engine/system.ts';
+import { createEngine, type Engine } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
+import { tempDir, testConfig } from './fixtures.ts';
 
 /** A real uWS server on 127.0.0.1 over an engine, and a key of `plan` to call it with. */
 export interface EngineServer {
@@ -37,5 +38,36 @@ export async function serveEngine(engine: Engine, options: { plan?: PlanName; cu
       return `${res.status} ${await res.text()}`;
     },
     close: () => server.close(),
+  };
+}
+
+/** A fresh engine in a temporary directory, served: what most route tests start from. */
+export interface ServedEngine extends EngineServer {
+  engine: Engine;
+  /** Closes the server, stops the engine, deletes the directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates an engine in a temporary directory (test config: event clock, no source),
+ * ingests `events` (each must be applied) and serves it with a key of `plan`.
+ */
+export async function startServedEngine(events: readonly unknown[], options: { plan?: PlanName; config?: Partial<ConfigInput>; start?: boolean } = {}): Promise<ServedEngine> {
+  const dir = tempDir();
+  const engine = await createEngine({ config: testConfig(dir.path, options.config) });
+  if (options.start) await engine.start();
+  for (const e of events) {
+    const result = await engine.ingest(e);
+    if (result.status !== 'applied') throw new Error(`event not applied (${JSON.stringify(result)}): ${JSON.stringify(e).slice(0, 200)}`);
+  }
+  const served = await serveEngine(engine, { plan: options.plan });
+  return {
+    ...served,
+    engine,
+    async stop() {
+      served.close();
+      await engine.stop();
+      dir.cleanup();
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
+import { base58, rng, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * bonding_curve_gain_5m_pct over real HTTP, on the event clock (now = the latest event
@@ -29,27 +29,19 @@ const ammSwap = (at: number, baseReserve: number) => ({
 });
 const price = (at: number) => ({ type: 'quote_price', quote_address: WSOL, price_usd: 150, at });
 
-let dir: TempDir;
+let served: ServedEngine;
 let engine: Engine;
-let served: EngineServer;
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
-  await engine.start();
-  served = await serveEngine(engine);
-  for (const e of [
+  served = await startServedEngine([
     price(T0),
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'GAIN', slot: 100, at: T0 },
     { type: 'pool', pool_address: CURVE, base_address: MINT, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, curve_initial_real_base_raw: '800000000000000', slot: 100 },
-  ]) await engine.ingest(e);
+  ], { start: true });
+  engine = served.engine;
 });
 
-afterAll(async () => {
-  served.close();
-  await engine.stop();
-  dir.cleanup();
-});
+afterAll(() => served.stop());
 
 const totals = async (pool: string) => {
   const { status, body } = await served.get(`/v1/pools/${pool}`);

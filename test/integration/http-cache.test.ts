@@ -1,8 +1,7 @@
-import { serveEngine } from '../helpers/engine-server.ts';
+import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import type { Server } from '../../transport/index.ts';
-import { base58, rng, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { base58, rng, swapMaker, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * The response cache of /pools/{pool} and its candles never serves a body older than
@@ -16,45 +15,34 @@ const POOL = base58(r, 44);
 const T0 = 1_767_225_600_000;
 const swap = swapMaker(POOL, MINT, 60000, 20000);
 
-let dir: TempDir;
+let srv: ServedEngine;
 let engine: Engine;
-let server: Server;
-let base: string;
-let key: string;
-const get = async (path: string) => (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).text();
+const get = (path: string) => srv.text(path);
+const json = async (path: string) => (await srv.get(path)).body;
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
-  for (const e of [
+  srv = await startServedEngine([
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', slot: 1, at: T0 },
     { type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
-  ]) await engine.ingest(e);
-  const served = await serveEngine(engine, { plan: 'pro' });
-  server = served.server;
-  base = served.base;
-  key = served.key;
+  ], { plan: 'pro' });
+  engine = srv.engine;
 });
-afterAll(async () => {
-  server.close();
-  await engine.stop();
-  dir.cleanup();
-});
+afterAll(() => srv.stop());
 
 describe('response cache', () => {
   it('serves every change made between two reads of the same URL', async () => {
     for (let i = 1; i <= 30; i++) {
       await engine.ingest(swap(T0 + 1_000 + i * 100)); // all in one 1m candle, some in the same second
-      const [pool, again] = [JSON.parse(await get(`/v1/pools/${POOL}`)), JSON.parse(await get(`/v1/pools/${POOL}`))];
+      const [pool, again] = [(await json(`/v1/pools/${POOL}`)), (await json(`/v1/pools/${POOL}`))];
       expect(pool.data.totals.trade_count).toBe(i);
       expect(again).toEqual(pool);
-      const candles = JSON.parse(await get(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles;
+      const candles = (await json(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles;
       expect(candles).toEqual([{ start_at: T0, open: 1, high: 1, low: 1, close: 1, volume: i }]);
     }
     // A change of the quote price alone changes the USD values.
     await engine.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 200, at: T0 + 5_000 });
-    expect(JSON.parse(await get(`/v1/pools/${POOL}`)).data.snapshot.price_usd).toBeCloseTo(0.2, 9);
+    expect((await json(`/v1/pools/${POOL}`)).data.snapshot.price_usd).toBeCloseTo(0.2, 9);
   });
 
   it('serves a passivated pool from its snapshot, and the cache does not outlive a restart of its state', async () => {
@@ -63,6 +51,6 @@ describe('response cache', () => {
     expect(engine.pools.isResident(POOL)).toBe(false);
     expect(await get(`/v1/pools/${POOL}/candles?currency=quote`)).toBe(before);
     await engine.ingest(swap(T0 + 9_000));
-    expect(JSON.parse(await get(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles[0].volume).toBe(31);
+    expect((await json(`/v1/pools/${POOL}/candles?currency=quote`)).data.candles[0].volume).toBe(31);
   });
 });

@@ -1,8 +1,7 @@
-import { serveEngine } from '../helpers/engine-server.ts';
+import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import type { Server } from '../../transport/index.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { base58, rng, WSOL } from '../helpers/fixtures.ts';
 
 const r = rng(99);
 const MINT = base58(r, 44);
@@ -15,24 +14,16 @@ const BUSY_MINT = base58(r, 44);
 const WALLET = base58(r, 44);
 const T0 = 1_767_225_600_000;
 
-let dir: TempDir;
+let srv: ServedEngine;
 let engine: Engine;
-let server: Server;
-let base: string;
-let key: string;
 
-const get = async (path: string) => {
-  const res = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const get = (path: string) => srv.get(path);
 const tx = (i: number) => base58(rng(10_000 + i), 88);
 const swap = (i: number, pool: string, at: number, extra: Record<string, unknown>) => ({
   type: 'swap', tx_hash: tx(i), slot: 1_000 + i, tx_index: 0, event_index: 0, at, pool_address: pool, wallet_address: WALLET, ...extra,
 });
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
   const events: unknown[] = [
     { type: 'quote_price', quote_address: WSOL, price_usd: 150, at: T0 },
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'AAA', name: 'Alpha', slot: 999, at: T0 },
@@ -49,18 +40,11 @@ beforeAll(async () => {
     { type: 'migration', token_address: MINT, from_pool_address: CURVE, to_pool_address: AMM, slot: 1_004, at: T0 + 4_000 },
     swap(5, AMM, T0 + 5_000, { side: 'buy', base_amount_raw: '1000000000000', quote_amount_raw: '100000000', base_reserve_raw: '200000000000000', quote_reserve_raw: '20000000000' }),
   ];
-  for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
-  const served = await serveEngine(engine, { plan: 'pro' });
-  server = served.server;
-  base = served.base;
-  key = served.key;
+  srv = await startServedEngine(events, { plan: 'pro' });
+  engine = srv.engine;
 });
 
-afterAll(async () => {
-  server.close();
-  await engine.stop();
-  dir.cleanup();
-});
+afterAll(() => srv.stop());
 
 describe('pool and token routes', () => {
   it('serves a curve after graduation: snapshot, totals, replacement', async () => {

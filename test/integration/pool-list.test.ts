@@ -1,8 +1,7 @@
-import { serveEngine } from '../helpers/engine-server.ts';
+import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import type { Server } from '../../transport/index.ts';
-import { base58, rng, tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { base58, rng, USDC, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * GET /v1/pools over a real engine and server. Five pools with hand-computed numbers
@@ -23,16 +22,10 @@ const T0 = 1_767_225_600_000;
 const MIN = 60_000;
 const tx = (i: number) => base58(rng(60_000 + i), 88);
 
-let dir: TempDir;
+let srv: ServedEngine;
 let engine: Engine;
-let server: Server;
-let base: string;
-let key: string;
 
-const get = async (path: string) => {
-  const res = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const get = (path: string) => srv.get(path);
 const pools = async (path: string) => {
   const { status, body } = await get(path);
   expect(status, path).toBe(200);
@@ -51,8 +44,6 @@ const pool = (address: string, baseMint: string, quote: string, poolType: string
 });
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
   const events: unknown[] = [
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
     { type: 'quote_price', quote_address: USDC, price_usd: 1, at: T0 },
@@ -67,18 +58,11 @@ beforeAll(async () => {
     swap(P3, { base_amount_raw: '1000000000', quote_amount_raw: '5000000000', base_reserve_raw: '1000000000000000', quote_reserve_raw: '35000000000', real_base_reserve_raw: '700000000000000', real_quote_reserve_raw: '5000000000' }),
     swap(P4, { base_amount_raw: '1000000', quote_amount_raw: '3000000', base_reserve_raw: '1000000000', quote_reserve_raw: '3000000000' }),
   ];
-  for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
-  const served = await serveEngine(engine, { plan: 'starter' });
-  server = served.server;
-  base = served.base;
-  key = served.key;
+  srv = await startServedEngine(events, { plan: 'starter' });
+  engine = srv.engine;
 });
 
-afterAll(async () => {
-  server.close();
-  await engine.stop();
-  dir.cleanup();
-});
+afterAll(() => srv.stop());
 
 describe('GET /v1/pools', () => {
   it('lists the newest pools first, with the pool object, token, snapshot and all-time volume', async () => {

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WallClock } from '../../engine/clock.ts';
-import { createKeyStore } from '../../engine/keys.ts';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { createServer, type Server } from '../../transport/index.ts';
+import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -15,12 +13,8 @@ import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts'
  * (cursors included: both servers sign them with the same key).
  */
 
-interface Instance {
-  engine: Engine;
-  server: Server;
-  base: string;
-  key: string;
-}
+/** An engine and its server (test/helpers/engine-server.ts). */
+type Instance = EngineServer & { engine: Engine };
 
 const cursorSecret = randomBytes(32);
 let dir: TempDir;
@@ -30,15 +24,7 @@ const instances: Instance[] = [];
 async function ingestOnce(name: string): Promise<Instance> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
   await engine.runSource(engine.createSource(`ndjson:${file}`));
-  const keys = createKeyStore(engine.storage, new WallClock());
-  const key = (await keys.create({ plan: 'scale' })).key;
-  const server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys, metrics: engine.metrics, cursorSecret });
-  return { engine, server, key, base: `http://127.0.0.1:${await server.listen()}` };
-}
-
-async function body(i: Instance, path: string): Promise<string> {
-  const res = await fetch(i.base + path, { headers: { authorization: `Bearer ${i.key}` } });
-  return `${res.status} ${await res.text()}`;
+  return { engine, ...(await serveEngine(engine, { plan: 'scale', cursorSecret })) };
 }
 
 /** The paths to compare: every market route, over pools and tokens picked from the file. */
@@ -80,7 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const i of instances) {
-    i.server.close();
+    i.close();
     await i.engine.stop();
   }
   dir.cleanup();
@@ -94,7 +80,7 @@ describe('replay in event-clock mode', () => {
     let compared = 0;
     let withData = 0;
     for (const path of paths()) {
-      const [x, y] = [await body(a, path), await body(b, path)];
+      const [x, y] = [await a.text(path), await b.text(path)];
       expect(y, path).toBe(x);
       compared++;
       if (x.startsWith('200')) withData++;
@@ -102,7 +88,7 @@ describe('replay in event-clock mode', () => {
       const cursor = /"next_cursor":"([^"]+)"/.exec(x)?.[1];
       if (cursor) {
         const next = `${path}&cursor=${encodeURIComponent(cursor)}`;
-        expect(await body(b, next), next).toBe(await body(a, next));
+        expect(await b.text(next), next).toBe(await a.text(next));
         compared++;
       }
     }

@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WallClock } from '../../engine/clock.ts';
-import { createKeyStore } from '../../engine/keys.ts';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { openStorage } from '../../storage/lmdb.ts';
-import { createServer, type Server } from '../../transport/index.ts';
+import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -19,12 +17,8 @@ import { tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtur
  *   with the records deleted (rebuilt from the actors), still byte-identical.
  */
 
-interface Instance {
-  engine: Engine;
-  server: Server;
-  base: string;
-  key: string;
-}
+/** An engine and its server (test/helpers/engine-server.ts). */
+type Instance = EngineServer & { engine: Engine };
 
 const cursorSecret = randomBytes(32);
 let dir: TempDir;
@@ -33,10 +27,7 @@ let eager: Instance;
 let lazy: Instance;
 
 async function serve(engine: Engine): Promise<Instance> {
-  const keys = createKeyStore(engine.storage, new WallClock());
-  const key = (await keys.create({ plan: 'scale' })).key;
-  const server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys, metrics: engine.metrics, cursorSecret });
-  return { engine, server, key, base: `http://127.0.0.1:${await server.listen()}` };
+  return { engine, ...(await serveEngine(engine, { plan: 'scale', cursorSecret })) };
 }
 
 async function ingest(name: string, eagerly: boolean): Promise<Instance> {
@@ -56,7 +47,7 @@ async function ingest(name: string, eagerly: boolean): Promise<Instance> {
 }
 
 async function restart(i: Instance, dropRecords: boolean): Promise<Instance> {
-  i.server.close();
+  i.close();
   const config = i.engine.config;
   const time = i.engine.clock.now();
   await i.engine.stop();
@@ -72,10 +63,6 @@ async function restart(i: Instance, dropRecords: boolean): Promise<Instance> {
   return serve(engine);
 }
 
-async function body(i: Instance, path: string): Promise<string> {
-  const res = await fetch(i.base + path, { headers: { authorization: `Bearer ${i.key}` } });
-  return `${res.status} ${await res.text()}`;
-}
 
 /** Searches and pool lists over names, symbols, mints and pools of the file. */
 function paths(): string[] {
@@ -116,7 +103,7 @@ async function compare(a: Instance, b: Instance): Promise<{ compared: number; it
   for (const first of paths()) {
     let path = first;
     for (let page = 0; page < 3; page++) {
-      const [x, y] = [await body(a, path), await body(b, path)];
+      const [x, y] = [await a.text(path), await b.text(path)];
       expect(y, path).toBe(x);
       expect(x.startsWith('200 '), path).toBe(true);
       compared++;
@@ -139,7 +126,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const i of [eager, lazy]) {
-    i.server.close();
+    i.close();
     await i.engine.stop();
   }
   dir.cleanup();

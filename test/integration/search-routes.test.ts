@@ -1,8 +1,7 @@
-import { serveEngine } from '../helpers/engine-server.ts';
+import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import type { Server } from '../../transport/index.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { base58, rng, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * GET /v1/tokens/search over a real engine and server. Four tokens with hand-computed
@@ -28,16 +27,10 @@ const T0 = 1_767_225_600_000;
 const MIN = 60_000;
 const tx = (i: number) => base58(rng(50_000 + i), 88);
 
-let dir: TempDir;
+let srv: ServedEngine;
 let engine: Engine;
-let server: Server;
-let base: string;
-let key: string;
 
-const get = async (path: string) => {
-  const res = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const get = (path: string) => srv.get(path);
 const addresses = async (path: string) => {
   const { status, body } = await get(path);
   expect(status, path).toBe(200);
@@ -58,8 +51,6 @@ const poolEvent = (token: string, createdMinutes: number) => ({
 });
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
   const events: unknown[] = [
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 - 4 * 60 * MIN },
     tokenEvent(A, 'PEPE', 'Pepe Coin'),
@@ -78,18 +69,11 @@ beforeAll(async () => {
     swap(C, 59, 'buy', 0.5, W3, 80),
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 + 60 * MIN },
   ];
-  for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
-  const served = await serveEngine(engine, { plan: 'pro' });
-  server = served.server;
-  base = served.base;
-  key = served.key;
+  srv = await startServedEngine(events, { plan: 'pro' });
+  engine = srv.engine;
 });
 
-afterAll(async () => {
-  server.close();
-  await engine.stop();
-  dir.cleanup();
-});
+afterAll(() => srv.stop());
 
 describe('GET /v1/tokens/search', () => {
   it('returns SERVICE.md 2.2 items from the main pool, all-time without a window', async () => {
@@ -205,7 +189,7 @@ describe('GET /v1/tokens/search', () => {
       expect(body.message, path).toContain(param);
     }
     expect((await get(`/v1/tokens/search?sort=market_cap_usd&cursor=${first}`)).status).toBe(200);
-    expect((await fetch(`${base}/v1/tokens/search`)).status).toBe(401);
+    expect((await fetch(`${srv.base}/v1/tokens/search`)).status).toBe(401);
   });
 });
 
