@@ -28,9 +28,6 @@ interface OpenBatch {
   events: Array<IngestEvent | undefined>;
   typeCounts: Record<string, number>;
   mints: Array<[string, number]>;
-  /** Set once its transaction is committed; batches are released in seq order. */
-  committed: boolean;
-  bytes: Buffer | null;
   /** Resolves when this batch is durable. */
   durable: Promise<void>;
   resolveDurable: () => void;
@@ -70,8 +67,6 @@ export class IngestGate implements IngestSink {
   private readonly pendingMints = new Map<string, number>();
   private lastDurable: Promise<unknown> = Promise.resolve();
   private writableWaiters: Array<() => void> = [];
-  /** Written batches not yet released to committed$, oldest first. */
-  private readonly unreleased: OpenBatch[] = [];
   private readonly unknownTypesLogged = new Set<string>();
   /** A failed ingest-log write: nothing after it is acknowledged. */
   private failure: Error | null = null;
@@ -273,7 +268,7 @@ export class IngestGate implements IngestSink {
     // Awaited only by embedded callers; a failure is also recorded by chain().
     durable.catch(() => undefined);
     this.open = {
-      firstSeq: this.nextSeq, pieces: [], text: '', events: [], typeCounts: {}, mints: [], committed: false, bytes: null,
+      firstSeq: this.nextSeq, pieces: [], text: '', events: [], typeCounts: {}, mints: [],
       durable, resolveDurable, rejectDurable,
     };
     if (!this.flushScheduled) {
@@ -304,7 +299,6 @@ export class IngestGate implements IngestSink {
     batch.text = '';
     const bytes = batch.pieces.length === 1 ? batch.pieces[0]! : Buffer.concat(batch.pieces);
     batch.pieces = [];
-    batch.bytes = bytes;
     const { storage } = this;
     // All puts of one event turn commit in one LMDB transaction, so the log batch,
     // its identities and its mints are durable together or not at all.
@@ -315,24 +309,15 @@ export class IngestGate implements IngestSink {
     this.metrics.batches.inc();
     // Counted per batch: a labelled prom-client inc per event costs more than the rest of the count.
     for (const type in batch.typeCounts) this.metrics.ingested.inc({ type }, batch.typeCounts[type]);
-    this.unreleased.push(batch);
     // Released to the actors in this event turn, without waiting for the commit: lmdb-js
     // resolves a put only after its transaction's fsync (p99 ~100 ms on this disk), which
     // every live frame would wait for. What the actors write while applying joins this
     // turn's transaction, so nothing derived from a batch commits before the batch; a
     // crash before the commit loses the batch and what was derived from it alike, and
     // none of it was acknowledged (acknowledgements still wait for `durable` below).
-    // Batches are released in seq order (one microtask each, in write order).
-    queueMicrotask(() => {
-      batch.committed = true;
-      while (this.unreleased.length && this.unreleased[0]!.committed) {
-        const next = this.unreleased.shift()!;
-        this.committed$.next(new CommittedBatch(next.firstSeq, next.bytes!, next.events));
-        next.bytes = null;
-      }
-    });
-    const committed = write;
-    const durable = Promise.all([committed, whenFlushed(write)]).then(
+    // Batches are written in seq order, and microtasks run in the order queued.
+    queueMicrotask(() => this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, batch.events)));
+    const durable = Promise.all([write, whenFlushed(write)]).then(
       () => {
         this.identities.markDurable(batch.firstSeq);
         for (const [mint] of batch.mints) this.pendingMints.delete(mint);
