@@ -1,7 +1,13 @@
+import { asBinary } from 'lmdb';
 import type { StoredCandle } from '../actors/pool/candles.ts';
-import { intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
+import { CandleRows } from '../actors/pool/candle-rows.ts';
+import { INTERVAL_COUNT, IV, START, intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
 import type { CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
+import { MsgpackWriter } from './msgpack-writer.ts';
+
+/** Encodes new segments (one writer for the thread: each value is copied out of it). */
+const writer = new MsgpackWriter();
 
 
 /**
@@ -28,28 +34,43 @@ export type SegmentTails = Float64Array;
 export class CandlesRepo {
   constructor(private readonly storage: Storage) {}
 
-  /** Writes closed candles of one pool (any intervals, any order); resolves when committed. */
-  write(pool: string, candles: readonly CandleRow[], tails?: SegmentTails): Promise<unknown> {
-    const byInterval = new Map<number, CandleRow[]>();
-    for (const c of candles) {
-      const iv = c[0]!;
-      let list = byInterval.get(iv);
-      if (!list) byInterval.set(iv, (list = []));
-      list.push(c);
-    }
+  /**
+   * Writes closed candles of one pool (any intervals, any order, each candle once);
+   * resolves when committed. A new segment is encoded here, straight from the rows
+   * (storage/msgpack-writer.ts), into the bytes msgpackr would write for its CandleRows.
+   */
+  write(pool: string, candles: CandleRows | readonly CandleRow[], tails?: SegmentTails): Promise<unknown> {
+    const rows = candles instanceof CandleRows ? candles : CandleRows.fromRows(candles);
+    const data = rows.data;
     let last: Promise<unknown> = Promise.resolve();
-    for (const [iv, list] of byInterval) {
-      list.sort((a, b) => a[1]! - b[1]!);
+    const order: number[] = [];
+    for (let iv = 0; iv < INTERVAL_COUNT; iv++) {
+      // Rows of this interval by start (drains append them nearly in order).
+      order.length = 0;
+      for (let r = 0; r < rows.length; r++) {
+        const o = CandleRows.offset(r);
+        if (data[o + IV] !== iv) continue;
+        const start = data[o + START]!;
+        let k = order.length;
+        order.push(r);
+        while (k > 0 && data[CandleRows.offset(order[k - 1]!) + START]! > start) {
+          order[k] = order[k - 1]!;
+          k--;
+        }
+        order[k] = r;
+      }
+      if (order.length === 0) continue;
       let lastStart = tails ? tails[iv]! : NaN;
       if (Number.isNaN(lastStart)) {
         const tail = this.segmentAt(pool, iv, Number.MAX_SAFE_INTEGER);
         lastStart = tail ? tail.value[tail.value.length - 1]![1]! : -Infinity;
       }
+      const startOf = (k: number) => data[CandleRows.offset(order[k]!) + START]!;
       let i = 0;
-      while (i < list.length && list[i]![1]! <= lastStart) last = this.mergeInto(pool, iv, list[i++]!);
-      if (i < list.length) {
-        last = this.storage.candles.put([pool, iv, list[i]![1]], i === 0 ? list : list.slice(i));
-        lastStart = list[list.length - 1]![1]!;
+      while (i < order.length && startOf(i) <= lastStart) last = this.mergeInto(pool, iv, rows.row(order[i++]!));
+      if (i < order.length) {
+        last = this.storage.candles.put([pool, iv, startOf(i)], asBinary(encodeSegment(rows, order, i)));
+        lastStart = startOf(order.length - 1);
       }
       if (tails) tails[iv] = lastStart;
     }
@@ -129,4 +150,20 @@ export class CandlesRepo {
     }
     return removed;
   }
+}
+
+/** The msgpack of the CandleRows of rows[order[from..]]: an array of arrays of numbers. */
+export function encodeSegment(rows: CandleRows, order: readonly number[], from: number): Buffer {
+  const data = rows.data;
+  writer.arrayHeader(order.length - from);
+  for (let k = from; k < order.length; k++) {
+    const r = order[k]!;
+    const o = CandleRows.offset(r);
+    const n = rows.storedLength(r);
+    writer.ensure(5 + 9 * n);
+    writer.arrayHeader(n);
+    writer.number(data[o + IV]!);
+    for (let j = START; j < n; j++) writer.number(data[o + j]!);
+  }
+  return writer.end();
 }

@@ -247,11 +247,7 @@ export function hasUsd(d: Float64Array, o: number): boolean {
 
 export function toStored(d: Float64Array, o: number): StoredCandle {
   const out = [INTERVAL_NAMES[d[o + IV]!]!] as unknown as StoredCandle & number[];
-  const usd = hasUsd(d, o);
-  // USD positions only when they differ from the quote ones (26 items instead of 30).
-  const samePositions =
-    d[o + USD_OPEN_SLOT] === d[o + OPEN_SLOT] && d[o + USD_OPEN_SUB] === d[o + OPEN_SUB] && d[o + USD_CLOSE_SLOT] === d[o + CLOSE_SLOT] && d[o + USD_CLOSE_SUB] === d[o + CLOSE_SUB];
-  const end = !usd ? USD_PRICE_OPEN : samePositions ? USD_OPEN_SLOT : DIRTY;
+  const end = storedLength(d, o);
   for (let k = START; k < end; k++) out.push(d[o + k]!);
   return out;
 }
@@ -263,11 +259,20 @@ export function toStored(d: Float64Array, o: number): StoredCandle {
  */
 export type CandleRow = number[];
 
-export function toRow(d: Float64Array, o: number): CandleRow {
-  const usd = hasUsd(d, o);
+/**
+ * How many items the stored form of the bucket at d[o..] has (16, 26 or 30, see
+ * StoredCandle): the USD tracks only when some trade had a USD value, their positions
+ * only when they differ from the quote tracks' ones.
+ */
+export function storedLength(d: Float64Array, o: number): number {
+  if (!hasUsd(d, o)) return USD_PRICE_OPEN;
   const samePositions =
     d[o + USD_OPEN_SLOT] === d[o + OPEN_SLOT] && d[o + USD_OPEN_SUB] === d[o + OPEN_SUB] && d[o + USD_CLOSE_SLOT] === d[o + CLOSE_SLOT] && d[o + USD_CLOSE_SUB] === d[o + CLOSE_SUB];
-  const end = !usd ? USD_PRICE_OPEN : samePositions ? USD_OPEN_SLOT : DIRTY;
+  return samePositions ? USD_OPEN_SLOT : DIRTY;
+}
+
+export function toRow(d: Float64Array, o: number): CandleRow {
+  const end = storedLength(d, o);
   const out = new Array<number>(end);
   out[0] = d[o + IV]!;
   for (let k = START; k < end; k++) out[k] = d[o + k]!;
@@ -281,17 +286,26 @@ export function rowToStored(row: CandleRow): StoredCandle {
 }
 
 export function fromStored(s: StoredCandle): Float64Array {
-  if (s.length !== 16 && s.length !== 26 && s.length !== 30) throw new Error(`stored candle of length ${s.length}`);
-  const d = newBucket(intervalIndex(s[0]), s[1]);
-  const n = s as unknown as number[];
-  for (let k = START; k < s.length; k++) d[k] = n[k]!;
-  if (s.length === 26) {
-    d[USD_OPEN_SLOT] = d[OPEN_SLOT]!;
-    d[USD_OPEN_SUB] = d[OPEN_SUB]!;
-    d[USD_CLOSE_SLOT] = d[CLOSE_SLOT]!;
-    d[USD_CLOSE_SUB] = d[CLOSE_SUB]!;
-  }
+  const d = newBucket(0, 0);
+  storedInto(s, intervalIndex(s[0]), d, 0);
   return d;
+}
+
+/**
+ * Fills the bucket at d[o..] from a stored candle or a CandleRow (`iv` is the
+ * interval's index: a StoredCandle names it, a row numbers it).
+ */
+export function storedInto(s: StoredCandle | CandleRow, iv: number, d: Float64Array, o: number): void {
+  if (s.length !== 16 && s.length !== 26 && s.length !== 30) throw new Error(`stored candle of length ${s.length}`);
+  resetBucket(d, o, iv, s[1] as number);
+  const n = s as unknown as number[];
+  for (let k = START + 1; k < s.length; k++) d[o + k] = n[k]!;
+  if (s.length === 26) {
+    d[o + USD_OPEN_SLOT] = d[o + OPEN_SLOT]!;
+    d[o + USD_OPEN_SUB] = d[o + OPEN_SUB]!;
+    d[o + USD_CLOSE_SLOT] = d[o + CLOSE_SLOT]!;
+    d[o + USD_CLOSE_SUB] = d[o + CLOSE_SUB]!;
+  }
 }
 
 const NULL_TRACK = { open: null, high: null, low: null, close: null, volume: null };

@@ -10,20 +10,19 @@ import {
   candleOfBucket,
   candleOfStored,
   copyBucket,
-  fromStored,
   intervalIndex,
   mergeTrade,
   newBucket,
   releaseBucket,
   resetBucket,
-  toRow,
+  storedInto,
   toStored,
-  type CandleRow,
   type Candle,
   type CandleCurrency,
   type CandleMode,
   type StoredCandle,
 } from './candles.bucket.ts';
+import { CandleRows } from './candle-rows.ts';
 import type { CandleInterval, PoolTrade } from './trade.ts';
 
 export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles.bucket.ts';
@@ -34,12 +33,15 @@ export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles
  * plus volume in quote and in USD. Pure: no I/O but the injected store, no clock.
  *
  * Memory holds, per interval, the buckets not yet closed ("live"), plus closed buckets
- * not yet drained ("pending"). A bucket closes once its end is at or before the newest
- * trade's time minus CANDLE_LATENESS_MS; `drainClosed` hands closed buckets to the
- * caller to persist, and the ClosedCandleStore serves them back. A trade for a bucket
- * that already closed (the "late path") is merged into the pending bucket, or into
- * the stored candle reloaded with `store.get`, and that candle is drained again.
- * Any arrival order of the same trades thus gives the same candles.
+ * not yet drained ("pending"). A bucket closes once its end is
+ * at or before the newest trade's time minus CANDLE_LATENESS_MS: at the latest when
+ * drained, and at once when a newer bucket of its interval starts after that point
+ * (a pool trading less often than the lateness allowance closes its buckets as it
+ * trades, without a copy to the live list first). `drainClosedInto` hands closed
+ * buckets to the caller to persist, and the ClosedCandleStore serves them back. A
+ * trade for a bucket that already closed (the "late path") is merged into the pending
+ * bucket, or into the stored candle reloaded with `store.get`, and that candle is
+ * drained again. Any arrival order of the same trades thus gives the same candles.
  *
  * Rules the callers rely on:
  * - USD tracks use only the trades with a USD value: open/close are the USD-valued
@@ -110,9 +112,6 @@ const EVENT_INDEX_SPAN = SUB_SPAN;
 
 const CHANGE_KEY_SPAN = 2 ** 44;
 
-/** Start times are multiples of interval lengths ≥ 1000 < 2^50, so this key is exact. */
-const pendingKey = (iv: number, start: number) => start * 8 + iv;
-
 /**
  * The bucket with this interval and start among `buckets` (each at offset 0), or undefined.
  */
@@ -133,8 +132,17 @@ export class PoolCandles {
   private readonly older: Float64Array[][] = Array.from({ length: COUNT }, () => []);
   /** Every bucket starting before this is closed: pending, in the store, or without trades. */
   private readonly closedBefore: number[] = Array.from({ length: COUNT }, () => -Infinity);
-  /** Closed buckets to hand to drainClosed, by pendingKey; null while none (the common case). */
-  private pending: Map<number, Float64Array> | null = null;
+  /**
+   * Closed buckets to hand to drainClosedInto, in two lists (each interval and start
+   * once in both): `pending` closed from live, so never handed out before; `reopened`
+   * taken back by a late trade, which replace what was handed out. Only the second
+   * kind must be looked up where it goes (a scan of cold memory per candle, most of
+   * a drain's cost when every candle took it).
+   */
+  private readonly pending = new CandleRows();
+  private readonly reopened = new CandleRows();
+  /** The offset in the array `locate` returned last. */
+  private located = 0;
   private readonly seq: number[] = Array.from({ length: COUNT }, () => 0);
   /** Changed since the last takeChanged: interval index, start, interval index, start, ... */
   private changed: number[] = [];
@@ -164,7 +172,7 @@ export class PoolCandles {
       // An unused slot has start Infinity, so `at < start` sends it to locate.
       if (at < start || at >= start + len) {
         d = this.locate(i, Math.floor(at / len) * len);
-        if (d !== current) o = 0;
+        o = this.located;
       }
       merge(d, o, t, slot, sub, usd);
       if (d[o + DIRTY_AT] === 0) {
@@ -175,9 +183,10 @@ export class PoolCandles {
   }
 
   /**
-   * The bucket of interval `iv` starting at `start` when it is not the current one:
-   * `this.current` when it becomes the current one (at offset iv × STRIDE), else a
-   * bucket of its own (offset 0), created if needed.
+   * The bucket of interval `iv` starting at `start` when it is not the current one, and
+   * its offset in `this.located`: `this.current` when it becomes the current one (at
+   * offset iv × STRIDE), a live bucket of its own (offset 0, created if needed), or a
+   * pending row (the late path).
    */
   private locate(iv: number, start: number): Float64Array {
     if (start < this.closedBefore[iv]!) return this.locateClosed(iv, start);
@@ -187,12 +196,26 @@ export class PoolCandles {
     const older = this.older[iv]!;
     if (currentStart === Infinity || start > currentStart) {
       if (currentStart !== Infinity) {
-        older.push(copyBucket(current, o));
-        if (older.length + 1 > CANDLE_LIVE_BUCKETS_MAX) this.closeOldest(iv);
+        const end = currentStart + LENGTHS[iv]!;
+        if (end <= this.newestAt - CANDLE_LATENESS_MS) {
+          // Already past the lateness allowance: closed now, with the live ones before it.
+          for (const d of older) {
+            this.pending.push(d, 0);
+            releaseBucket(d);
+          }
+          older.length = 0;
+          this.pending.push(current, o);
+          this.closedBefore[iv] = end;
+        } else {
+          older.push(copyBucket(current, o));
+          if (older.length + 1 > CANDLE_LIVE_BUCKETS_MAX) this.closeOldest(iv);
+        }
       }
       resetBucket(current, o, iv, start);
+      this.located = o;
       return current;
     }
+    this.located = 0;
     let k = older.length - 1;
     while (k >= 0 && older[k]![START_AT]! > start) k--;
     if (k >= 0 && older[k]![START_AT] === start) return older[k]!;
@@ -204,20 +227,35 @@ export class PoolCandles {
 
   /** The late path: a closed bucket, from pending, else reloaded from the store, else new. */
   private locateClosed(iv: number, start: number): Float64Array {
-    const pending = (this.pending ??= new Map());
-    const key = pendingKey(iv, start);
-    let d = pending.get(key);
-    if (d === undefined) {
-      const stored = this.store.get(INTERVAL_NAMES[iv]!, start);
-      d = stored ? fromStored(stored) : newBucket(iv, start);
-      pending.set(key, d);
+    const rows = this.pendingRow(iv, start);
+    if (rows !== null) return rows.data;
+    const reopened = this.reopened;
+    const stored = this.store.get(INTERVAL_NAMES[iv]!, start);
+    const d = newBucket(iv, start);
+    if (stored) storedInto(stored, iv, d, 0);
+    reopened.push(d, 0);
+    releaseBucket(d);
+    this.located = CandleRows.offset(reopened.length - 1);
+    return reopened.data;
+  }
+
+  /** The pending list holding this closed bucket, its offset in `this.located`; null if none. */
+  private pendingRow(iv: number, start: number): CandleRows | null {
+    let rows = this.pending;
+    let i = rows.find(iv, start);
+    if (i < 0) {
+      rows = this.reopened;
+      i = rows.find(iv, start);
+      if (i < 0) return null;
     }
-    return d;
+    this.located = CandleRows.offset(i);
+    return rows;
   }
 
   private closeOldest(iv: number): void {
     const d = this.older[iv]!.shift()!;
-    (this.pending ??= new Map()).set(pendingKey(iv, d[START_AT]!), d);
+    this.pending.push(d, 0);
+    releaseBucket(d);
     this.closedBefore[iv] = d[START_AT]! + LENGTHS[iv]!;
   }
 
@@ -228,25 +266,25 @@ export class PoolCandles {
    * a put overwrites). Call it every second or so.
    */
   drainClosed(): StoredCandle[] {
-    return this.drain(toStored);
+    const rows = new CandleRows();
+    this.drainClosedInto(rows);
+    const out: StoredCandle[] = [];
+    for (let i = 0; i < rows.length; i++) out.push(rows.stored(i));
+    return out;
   }
 
-  /** drainClosed, as CandleRows (the form the engine buffers and stores: no boxed numbers). */
-  drainClosedRows(): CandleRow[] {
-    return this.drain(toRow);
-  }
-
-  private drain<T>(convert: (d: Float64Array, o: number) => T): T[] {
-    const out: T[] = [];
-    if (this.pending !== null) {
-      for (const d of this.pending.values()) {
-        out.push(convert(d, 0));
-        releaseBucket(d);
-      }
-      this.pending = null;
+  /** drainClosed into `out` (`put`: a candle already there is replaced), as the engine buffers them. */
+  drainClosedInto(out: CandleRows): void {
+    if (this.pending.length > 0) {
+      out.pushAll(this.pending);
+      this.pending.clear();
+    }
+    if (this.reopened.length > 0) {
+      out.putAll(this.reopened);
+      this.reopened.clear();
     }
     const cutoff = this.newestAt - CANDLE_LATENESS_MS;
-    if (cutoff === -Infinity) return out;
+    if (cutoff === -Infinity) return;
     for (let iv = 0; iv < COUNT; iv++) {
       const len = LENGTHS[iv]!;
       // The start of the bucket holding cutoff: buckets before it end at or before cutoff.
@@ -256,18 +294,17 @@ export class PoolCandles {
       const older = this.older[iv]!;
       let n = 0;
       while (n < older.length && older[n]![START_AT]! < closedBefore) {
-        out.push(convert(older[n]!, 0));
+        out.push(older[n]!, 0);
         releaseBucket(older[n++]!);
       }
       if (n > 0) older.splice(0, n);
       const o = iv * WIDTH;
       const start = this.current[o + START_AT]!;
       if (start !== Infinity && start < closedBefore) {
-        out.push(convert(this.current, o));
+        out.push(this.current, o);
         resetBucket(this.current, o, iv, Infinity);
       }
     }
-    return out;
   }
 
   /** The live buckets of an interval with start in [from, to], ascending, each at offset 0. */
@@ -296,9 +333,15 @@ export class PoolCandles {
     // Pending buckets start before closedBefore, so before every live one; the store
     // holds closed buckets only.
     if (liveCount >= limit) return memory.slice(liveCount - limit).map((d) => candleOfBucket(d, 0, mode, currency));
-    if (this.pending !== null) {
+    if (this.pending.length + this.reopened.length > 0) {
       const older: Float64Array[] = [];
-      for (const d of this.pending.values()) if (d[IV] === iv && d[START_AT]! >= from && d[START_AT]! <= to) older.push(d);
+      for (const rows of [this.pending, this.reopened]) {
+        for (let i = 0; i < rows.length; i++) {
+          const o = CandleRows.offset(i);
+          const d = rows.data;
+          if (d[o + IV] === iv && d[o + START_AT]! >= from && d[o + START_AT]! <= to) older.push(d.subarray(o, o + WIDTH));
+        }
+      }
       older.sort((a, b) => a[START_AT]! - b[START_AT]!);
       memory.unshift(...older);
     }
@@ -323,7 +366,10 @@ export class PoolCandles {
   private inMemory(iv: number, start: number): Float64Array | undefined {
     const o = iv * WIDTH;
     if (this.current[o + START_AT] === start) return this.current.subarray(o, o + WIDTH);
-    return findIn(this.older[iv]!, start) ?? this.pending?.get(pendingKey(iv, start));
+    const live = findIn(this.older[iv]!, start);
+    if (live !== undefined) return live;
+    const rows = this.pendingRow(iv, start);
+    return rows === null ? undefined : rows.data.subarray(this.located, this.located + WIDTH);
   }
 
   /** Sets the change flag of the bucket, if it is in memory (without allocating a view). */
@@ -331,8 +377,12 @@ export class PoolCandles {
     const o = iv * WIDTH;
     if (this.current[o + START_AT] === start) this.current[o + DIRTY_AT] = flag;
     else {
-      const d = findIn(this.older[iv]!, start) ?? this.pending?.get(pendingKey(iv, start));
+      const d = findIn(this.older[iv]!, start);
       if (d !== undefined) d[DIRTY_AT] = flag;
+      else {
+        const rows = this.pendingRow(iv, start);
+        if (rows !== null) rows.data[this.located + DIRTY_AT] = flag;
+      }
     }
   }
 
@@ -396,7 +446,7 @@ export class PoolCandles {
     const live: StoredCandle[] = [];
     for (let iv = 0; iv < COUNT; iv++) for (const d of this.liveIn(iv, -Infinity, Infinity)) live.push(toStored(d, 0));
     const pending: StoredCandle[] = [];
-    if (this.pending !== null) for (const d of this.pending.values()) pending.push(toStored(d, 0));
+    for (const rows of [this.pending, this.reopened]) for (let i = 0; i < rows.length; i++) pending.push(rows.stored(i));
     return {
       v: 1,
       newest_at: Number.isFinite(this.newestAt) ? this.newestAt : null,
@@ -418,18 +468,20 @@ export class PoolCandles {
       c.seq[iv] = s.seq[iv]!;
     }
     // Live buckets come by interval, ascending: the last of each interval is its current one.
+    const d = newBucket(0, 0);
     for (const stored of s.live) {
-      const d = fromStored(stored);
+      storedInto(stored, intervalIndex(stored[0]), d, 0);
       const iv = d[IV]!;
       const o = iv * WIDTH;
       if (c.current[o + START_AT] !== Infinity) c.older[iv]!.push(copyBucket(c.current, o));
       c.current.set(d, o);
-      releaseBucket(d);
     }
+    // Whether a pending candle was handed out before is not kept: replace, to be safe.
     for (const stored of s.pending) {
-      const d = fromStored(stored);
-      (c.pending ??= new Map()).set(pendingKey(d[IV]!, d[START_AT]!), d);
+      storedInto(stored, intervalIndex(stored[0]), d, 0);
+      c.reopened.push(d, 0);
     }
+    releaseBucket(d);
     c.changed = [...s.changed];
     for (let k = 0; k < c.changed.length; k += 2) c.markDirty(c.changed[k]!, c.changed[k + 1]!, 1);
     return c;

@@ -108,7 +108,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
     },
     beforeSnapshot(state, key) {
       // Closed candles wait in the snapshot until enough gathered for a batched write.
-      state.closed.add(state.candles.drainClosedRows());
+      state.closed.drain(state.candles);
       if (state.unsaved.length === 0) return;
       const batch = state.unsaved;
       const committed = trades.write(key, batch, state.persisted_up_to);

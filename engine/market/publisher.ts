@@ -120,7 +120,7 @@ export class MarketPublisher implements PoolOutputs {
   private flushPool(state: PoolState, sink: TopicSink, now: number): void {
     const pool = state.pool_address;
     const candles = state.candles;
-    state.closed.add(candles.drainClosedRows());
+    state.closed.drain(candles);
     const watch = sink === NO_TOPICS ? null : this.watchOf(pool, sink, now);
     if (watch === null || (watch.series.length === 0 && !this.history.isRecording(pool))) {
       // Nobody watches these candles or could resume them: no frame, no seq.
