@@ -175,7 +175,13 @@ export class Engine {
 
   private applyBatch(batch: CommittedBatch): void {
     const events = batch.events;
-    for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
+    const now = performance.now();
+    for (const host of this.hosts) host.batch(now);
+    try {
+      for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
+    } finally {
+      for (const host of this.hosts) host.batch(0);
+    }
     this.notifyApplied(events);
     if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
   }

@@ -68,6 +68,13 @@ export class ActorHost<S> {
   private appliedSeq = 0;
   /** The event being applied, for ctx.reject (set only by live delivery, not by rebuilds). */
   private applying: { key: string; event: IngestEvent; seq: number } | null = null;
+  /** One object reused for `applying` on live delivery (one per event cost an allocation each). */
+  private readonly live: { key: string; event: IngestEvent; seq: number } = { key: '', event: null as unknown as IngestEvent, seq: 0 };
+  /**
+   * performance.now() for the batch being applied (0 between batches): actors used in
+   * a batch are stamped with one reading, not one per event and per read.
+   */
+  private batchNow = 0;
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
@@ -93,6 +100,11 @@ export class ActorHost<S> {
     return this.residents.size;
   }
 
+  /** Marks the start (a performance.now() reading) and the end (0) of a batch of deliveries. */
+  batch(now: number): void {
+    this.batchNow = now;
+  }
+
   /** Routes one committed event to the actors it concerns. */
   deliver(event: IngestEvent, seq: number): void {
     if (seq > this.appliedSeq) this.appliedSeq = seq;
@@ -106,7 +118,7 @@ export class ActorHost<S> {
   get(key: string): Readonly<S> | undefined {
     const resident = this.residents.get(key) ?? this.activate(key, false);
     if (!resident) return undefined;
-    resident.lastUsed = performance.now();
+    resident.lastUsed = this.batchNow || performance.now();
     return resident.state;
   }
 
@@ -252,14 +264,18 @@ export class ActorHost<S> {
   }
 
   private deliverTo(key: string, event: IngestEvent, seq: number): void {
-    if (this.stopped.has(key)) {
+    if (this.stopped.size > 0 && this.stopped.has(key)) {
       this.options.deadLetter('actor', `actor ${this.idOf(key)} is stopped after repeated crashes`, event, `actor:${this.idOf(key)}`, { seq, type: event.type });
       return;
     }
     const resident = this.residents.get(key) ?? this.activate(key, true)!;
-    resident.lastUsed = performance.now();
+    resident.lastUsed = this.batchNow || performance.now();
     if (seq <= resident.seq) return; // already in the snapshot it was activated from
-    this.applying = { key, event, seq };
+    const live = this.live;
+    live.key = key;
+    live.event = event;
+    live.seq = seq;
+    this.applying = live;
     try {
       this.applyOne(resident, event);
       resident.seq = seq;
@@ -268,6 +284,7 @@ export class ActorHost<S> {
       this.recover(resident, event, seq, err as Error);
     } finally {
       this.applying = null;
+      live.event = null as unknown as IngestEvent;
     }
   }
 
