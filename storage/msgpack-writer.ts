@@ -52,42 +52,9 @@ export class MsgpackWriter {
     }
   }
 
-  /** A number as msgpackr packs it (no float32). Callers ensure(9) first. */
+  /** A number (see writeNumber). Callers ensure(9) first. */
   number(x: number): void {
-    const b = this.buf;
-    if (x >>> 0 === x) {
-      if (x < 0x40) b[this.pos++] = x;
-      else if (x < 0x100) {
-        b[this.pos++] = 0xcc;
-        b[this.pos++] = x;
-      } else if (x < 0x10000) {
-        b[this.pos++] = 0xcd;
-        b[this.pos++] = x >> 8;
-        b[this.pos++] = x & 0xff;
-      } else {
-        b[this.pos++] = 0xce;
-        this.view.setUint32(this.pos, x);
-        this.pos += 4;
-      }
-    } else if (x >> 0 === x) {
-      if (x >= -0x20) b[this.pos++] = 0x100 + x;
-      else if (x >= -0x80) {
-        b[this.pos++] = 0xd0;
-        b[this.pos++] = x + 0x100;
-      } else if (x >= -0x8000) {
-        b[this.pos++] = 0xd1;
-        this.view.setInt16(this.pos, x);
-        this.pos += 2;
-      } else {
-        b[this.pos++] = 0xd2;
-        this.view.setInt32(this.pos, x);
-        this.pos += 4;
-      }
-    } else {
-      b[this.pos++] = 0xcb;
-      this.view.setFloat64(this.pos, x);
-      this.pos += 8;
-    }
+    this.pos = writeNumber(this.buf, this.pos, x);
   }
 
   /** The value written since the last `end`, as a view of the slab; the next value starts after it. */
@@ -96,4 +63,48 @@ export class MsgpackWriter {
     this.start = this.pos;
     return out;
   }
+}
+
+/**
+ * Writes x at `pos` (room for 9 bytes checked by the caller); returns the end. As
+ * msgpackr writes numbers: integers in [-2^31, 2^32) as msgpack ints, positive ones
+ * from 0x40 up never as a fixint (see above), every other number as float64:
+ * fractions, NaN, ±Infinity, integers past 2^32 (exact as doubles; a msgpack int64
+ * would decode as a BigInt) and -0 (msgpackr writes 0 for it; a float64 keeps the sign).
+ */
+export function writeNumber(b: Buffer, pos: number, x: number): number {
+  if (x >>> 0 === x && (x !== 0 || 1 / x > 0)) {
+    if (x < 0x40) b[pos++] = x;
+    else if (x < 0x100) {
+      b[pos++] = 0xcc;
+      b[pos++] = x;
+    } else if (x < 0x10000) {
+      b[pos++] = 0xcd;
+      b[pos++] = x >>> 8;
+      b[pos++] = x & 0xff;
+    } else {
+      b[pos++] = 0xce;
+      b.writeUInt32BE(x, pos);
+      pos += 4;
+    }
+  } else if (x >> 0 === x && x !== 0) {
+    if (x >= -0x20) b[pos++] = 0x100 + x;
+    else if (x >= -0x80) {
+      b[pos++] = 0xd0;
+      b[pos++] = x + 0x100;
+    } else if (x >= -0x8000) {
+      b[pos++] = 0xd1;
+      b.writeInt16BE(x, pos);
+      pos += 2;
+    } else {
+      b[pos++] = 0xd2;
+      b.writeInt32BE(x, pos);
+      pos += 4;
+    }
+  } else {
+    b[pos++] = 0xcb;
+    b.writeDoubleBE(x, pos);
+    pos += 8;
+  }
+  return pos;
 }

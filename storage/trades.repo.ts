@@ -1,3 +1,4 @@
+import { asBinary } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 
 /**
@@ -21,6 +22,43 @@ export type TradeKey = [at: number, slot: number, txIndex: number, eventIndex: n
 export const keyOf = (t: StoredTrade): TradeKey => [t[0], t[1], t[2], t[3]];
 
 /**
+ * Trades encoded one by one as msgpack (each the StoredTrade tuple, decoding to it
+ * through the trades database), in compareKey order: a pool's unsaved trades
+ * (actors/pool/trade-log.ts), written as they are.
+ */
+export interface EncodedTrades {
+  readonly length: number;
+  keyAt(i: number): TradeKey;
+  /** compareKey(trade i, key), without decoding the trade. */
+  compareAt(i: number, key: ArrayLike<unknown>): number;
+  decode(i: number): StoredTrade;
+  /** Byte length of the encodings of trades [from, to). */
+  encodedLength(from: number, to: number): number;
+  /** Copies the encodings of trades [from, to), in order, into `target` at `offset`; returns the end. */
+  copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number;
+}
+
+/**
+ * A block's value: a msgpack array header, then the encodings of trades [from, to). A
+ * buffer of its own: lmdb-js keeps the address of a value until its transaction commits.
+ */
+function blockBytes(trades: EncodedTrades, from: number, to: number): Buffer {
+  const n = to - from;
+  const head = n < 16 ? 1 : n < 0x10000 ? 3 : 5;
+  const out = Buffer.allocUnsafeSlow(head + trades.encodedLength(from, to));
+  if (head === 1) out[0] = 0x90 | n;
+  else if (head === 3) {
+    out[0] = 0xdc;
+    out.writeUInt16BE(n, 1);
+  } else {
+    out[0] = 0xdd;
+    out.writeUInt32BE(n, 1);
+  }
+  trades.copyEncoded(from, to, out, head);
+  return out;
+}
+
+/**
  * The trades of each pool in LMDB as blocks: key [pool, first trade's position],
  * value the block's trades in order. Blocks of one pool never overlap, so a range
  * read in key order is the pool's trade order. Writes happen with the pool's
@@ -30,38 +68,63 @@ export class TradesRepo {
   constructor(private readonly storage: Storage) {}
 
   /**
-   * Stores trades (sorted) that are all later than `persistedUpTo` as new blocks, and
-   * merges earlier ones (late arrivals) into the blocks that cover them. Resolves when
-   * the transaction holding them has committed (all puts of an event turn share one).
+   * Stores trades (sorted) that are all later than `persistedUpTo` as new blocks of
+   * their bytes as encoded, and merges earlier ones (late arrivals) into the blocks that
+   * cover them. Resolves when the transaction holding them has committed (all puts of
+   * an event turn share one).
    */
-  write(pool: string, trades: StoredTrade[], persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
+  write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
+    if (!(Number.isInteger(blockMax) && blockMax >= 1)) throw new RangeError(`blockMax must be a positive integer, not ${blockMax}`);
     const db = this.storage.trades;
+    const n = trades.length;
     let last: Promise<unknown> = Promise.resolve();
     let i = 0;
     if (persistedUpTo) {
+      // Few: decoded and merged the way any stored block is rewritten.
       const late: StoredTrade[] = [];
-      while (i < trades.length && compareKey(trades[i]!, persistedUpTo) <= 0) late.push(trades[i++]!);
-      for (const t of late) last = this.mergeLate(pool, t);
+      while (i < n && trades.compareAt(i, persistedUpTo) <= 0) late.push(trades.decode(i++));
+      if (late.length > 0) last = this.mergeLate(pool, late);
     }
-    for (; i < trades.length; i += blockMax) {
-      const block = trades.slice(i, i + blockMax);
-      last = db.put([pool, ...keyOf(block[0]!)], block);
+    for (; i < n; i += blockMax) {
+      const to = Math.min(n, i + blockMax);
+      last = db.put([pool, ...trades.keyAt(i)], asBinary(blockBytes(trades, i, to)));
     }
     return last;
   }
 
-  private mergeLate(pool: string, trade: StoredTrade): Promise<unknown> {
+  /**
+   * Merges sorted late trades into the blocks that cover them: one put per block. The
+   * puts of this turn are not readable before they commit, so every trade bound for a
+   * block is added to the one copy of it read here (a put per trade would keep only
+   * the last one).
+   */
+  private mergeLate(pool: string, late: StoredTrade[]): Promise<unknown> {
     const db = this.storage.trades;
-    // The block starting at or before the trade holds its range (blocks are disjoint).
-    for (const { key, value } of db.getRange({ start: [pool, ...keyOf(trade)], end: [pool], reverse: true, limit: 1 })) {
-      const block = value as StoredTrade[];
+    let last: Promise<unknown> = Promise.resolve();
+    let targetId: string | null = null;
+    let target: unknown[] = [];
+    let block: StoredTrade[] = [];
+    for (const trade of late) {
+      // The block starting at or before the trade holds its range (blocks are disjoint).
+      let cover: { key: unknown[]; value: StoredTrade[] } | null = null;
+      for (const { key, value } of db.getRange({ start: [pool, ...keyOf(trade)], end: [pool], reverse: true, limit: 1 })) {
+        cover = { key: key as unknown[], value: value as StoredTrade[] };
+      }
+      // None: earlier than every stored trade. The first block's key would have to move,
+      // so these go to a new block of their own, in front of it.
+      const id = cover ? JSON.stringify(cover.key) : '';
+      if (id !== targetId) {
+        if (targetId !== null) last = db.put(target as never, block);
+        targetId = id;
+        target = cover ? cover.key : [pool, ...keyOf(trade)];
+        block = cover ? cover.value : [];
+      }
       let at = block.length;
       while (at > 0 && compareStored(block[at - 1]!, trade) > 0) at--;
       block.splice(at, 0, trade);
-      return db.put(key, block);
     }
-    // Earlier than every stored trade: the first block's key must move, so write a new block.
-    return db.put([pool, ...keyOf(trade)], [trade]);
+    if (targetId !== null) last = db.put(target as never, block);
+    return last;
   }
 
   /**

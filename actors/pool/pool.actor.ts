@@ -2,7 +2,7 @@ import type { EventObject } from 'xstate';
 import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import { compareKey, keyOf, type StoredTrade, type TradesRepo } from '../../storage/trades.repo.ts';
+import type { StoredTrade, TradesRepo } from '../../storage/trades.repo.ts';
 import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
@@ -11,6 +11,7 @@ import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
+import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
 /** Swaps kept while a pool's `pool` event or its token's decimals are unknown. */
@@ -59,7 +60,9 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
 }
 
-interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain' | 'writing'> {
+interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain' | 'writing' | 'unsaved'> {
+  /** The TradeLog's bytes; an array of trades in snapshots written before it existed. */
+  unsaved: Uint8Array | StoredTrade[];
   candles: unknown;
   /** The closed-candle buffer, encodeRows'd. */
   closed: Uint8Array;
@@ -112,9 +115,10 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       if (state.unsaved.length === 0) return;
       const batch = state.unsaved;
       const committed = trades.write(key, batch, state.persisted_up_to);
-      const last = batch[batch.length - 1]!;
-      if (!state.persisted_up_to || compareKey(last, state.persisted_up_to) > 0) state.persisted_up_to = keyOf(last);
-      state.unsaved = [];
+      const last = batch.length - 1;
+      if (!state.persisted_up_to || batch.compareAt(last, state.persisted_up_to) > 0) state.persisted_up_to = batch.keyAt(last);
+      // The written log stays as it is (readable below) until its batch commits.
+      state.unsaved = new TradeLog();
       // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
       state.writing.push(batch);
       const done = () => {
@@ -126,13 +130,14 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
     toSnapshot(state): PoolSnapshot {
       // `writing` commits with this snapshot: not part of it.
       const { writing: _inFlight, ...rest } = state;
-      return { ...rest, candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
+      return { ...rest, unsaved: state.unsaved.toSnapshot(), candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
     fromSnapshot(data): PoolState {
       const s = data as PoolSnapshot;
       const closed = new PoolClosedCandles(s.pool_address, candles, decodeRows(s.closed));
       return {
         ...s,
+        unsaved: TradeLog.fromSnapshot(s.unsaved),
         closed,
         candles: PoolCandles.fromSnapshot(s.candles, closed),
         windows: PoolWindows.fromSnapshot(s.windows),

@@ -1,11 +1,12 @@
 import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
-import { compareStored, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
+import type { StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
 import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import type { PoolTrade } from './trade.ts';
+import { TradeLog } from './trade-log.ts';
 import { PoolWindows } from './windows.ts';
 
 /** What the pool actor knows of its pool from its `pool` event and migrations. */
@@ -69,14 +70,17 @@ export interface PoolState {
   last_quote_usd: number | null;
   supply: number | null;
   totals: PoolTotals;
-  /** Trades not yet in the trades store (written with the pool's snapshot), sorted. */
-  unsaved: StoredTrade[];
+  /**
+   * Trades not yet in the trades store (written with the pool's snapshot), sorted, as
+   * msgpack bytes encoded when applied: no JS object per trade outlives the swap.
+   */
+  unsaved: TradeLog;
   /**
    * Batches of trades written to the trades store whose transaction has not committed
    * yet: LMDB shows a put only once committed, so reads take them from here meanwhile
    * (never in a snapshot: the snapshot commits with them).
    */
-  writing: StoredTrade[][];
+  writing: TradeLog[];
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
   /** Candles of every interval; closed ones go to `closed` and from there to LMDB. */
@@ -111,7 +115,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
       trade_count: 0, buy_count: 0, sell_count: 0, ath_market_cap_quote: 0, ath_market_cap_usd: null,
       first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
     },
-    unsaved: [],
+    unsaved: new TradeLog(),
     writing: [],
     persisted_up_to: null,
     candles: new PoolCandles(closed),
@@ -237,18 +241,11 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     t.launch_price_usd = trade.priceUsd;
   }
   const stored: StoredTrade = [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash];
-  insertSorted(state.unsaved, stored);
+  state.unsaved.insert(stored);
   state.candles.add(trade);
   state.windows.add(trade);
   state.distinct.add(e.wallet_address, buy);
   return { trade, stored };
-}
-
-function insertSorted(list: StoredTrade[], t: StoredTrade): void {
-  let i = list.length;
-  while (i > 0 && compareStored(list[i - 1]!, t) > 0) i--;
-  if (i === list.length) list.push(t);
-  else list.splice(i, 0, t);
 }
 
 /** Spot price after the latest trade, quote per base. */

@@ -1,4 +1,5 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import type { TradeLog } from '../../actors/pool/trade-log.ts';
 import { compareKey, compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
@@ -17,12 +18,20 @@ export interface TradeWindow {
 /** A pool's trades in the window, in order: the stored blocks and the ones still in memory. */
 export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
   const asc = w.order === 'asc';
-  const inWindow = (t: StoredTrade) =>
-    t[0] >= w.minAt && t[0] <= w.maxAt && (!w.after || (asc ? compareKey(t, w.after) > 0 : compareKey(t, w.after) < 0));
-  const memory = (state?.unsaved ?? []).filter(inWindow);
+  const memory: StoredTrade[] = [];
+  // Decoded from the pool's logs (bytes, actors/pool/trade-log.ts): only the trades in the window.
+  const collect = (log: TradeLog) => {
+    for (let i = 0; i < log.length; i++) {
+      const at = log.atOf(i);
+      if (at < w.minAt || at > w.maxAt) continue;
+      if (w.after && (asc ? log.compareAt(i, w.after) <= 0 : log.compareAt(i, w.after) >= 0)) continue;
+      memory.push(log.decode(i));
+    }
+  };
+  if (state) collect(state.unsaved);
   // Written but not yet committed: LMDB does not show them yet (pool.actor.ts).
   if (state && state.writing.length > 0) {
-    for (const batch of state.writing) for (const t of batch) if (inWindow(t)) memory.push(t);
+    for (const batch of state.writing) collect(batch);
     memory.sort(compareStored);
   }
   if (!asc) memory.reverse();

@@ -1,0 +1,393 @@
+import { writeNumber } from '../../storage/msgpack-writer.ts';
+import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
+
+/**
+ * A pool's trades not yet in the trades store, kept as msgpack bytes encoded once when
+ * the swap is applied, with their positions in typed arrays. A pool holds its trades
+ * for up to a checkpoint (30 s): as one array per trade they outlived young-generation
+ * GCs (each scavenge copied them, then promoted them) and msgpackr packed them all
+ * again at the checkpoint. Here a trade is a few dozen bytes off the JS heap and the
+ * checkpoint copies those bytes into the block it stores (storage/trades.repo.ts).
+ *
+ * Order: compareKey (at, slot, txIndex, eventIndex), kept on insert in the index only:
+ * a trade's bytes stay where they were appended, in chunks that never move (no copy
+ * as a log grows); a late trade moves the index entries after its position (rare,
+ * and a pool holds at most a checkpoint's worth of trades), so reads and writes never
+ * sort. Writing copies the bytes in index order, a run of adjacent ones at a time.
+ *
+ * Encoding: each trade is a fixarray of 12, decoding through the trades database's
+ * msgpackr to the StoredTrade it came from (test/unit/trade-log.test.ts checks it
+ * through LMDB, and that the bytes are msgpackr's own). Numbers are written as msgpackr
+ * writes them: integers in [-2^31, 2^32) as msgpack ints, positive ones from 0x40 up as
+ * 0xcc..0xce, never a fixint (in a database with shared structures bytes 0x40..0x7f
+ * name a record), and every other number as float64: fractions, NaN, ±Infinity,
+ * integers past 2^32 (exact as doubles; a msgpack int64 would decode as a BigInt) and
+ * -0 (msgpackr writes 0 for it; a float64 keeps the sign). Strings are UTF-8
+ * fixstr/str8/str16/str32 (a lone surrogate, which is not Unicode, becomes U+FFFD).
+ */
+export class TradeLog implements EncodedTrades {
+  /** Trades held. */
+  length = 0;
+  /** Byte size of the encodings held. */
+  byteLength = 0;
+  /** Where the bytes are, in the order appended; the last one is being filled. */
+  private chunks: Buffer[] = [];
+  private tail: Buffer = EMPTY_BYTES;
+  private tailUsed = 0;
+  /** Per trade in order, STRIDE numbers: at, slot, txIndex, eventIndex, chunk, offset, byte length. */
+  private index: Float64Array = EMPTY_INDEX;
+
+  /** Encodes a trade and puts it in order (after trades at the same position). */
+  insert(t: StoredTrade): void {
+    if (t.length !== 12) throw new TypeError(`a stored trade has 12 values, not ${t.length}`);
+    const at = t[0];
+    const slot = t[1];
+    const txIndex = t[2];
+    const eventIndex = t[3];
+    if (typeof at !== 'number' || typeof slot !== 'number' || typeof txIndex !== 'number' || typeof eventIndex !== 'number') {
+      throw new TypeError('a stored trade starts with four numbers: at, slot, txIndex, eventIndex');
+    }
+    const n = this.length;
+    if (STRIDE * (n + 1) > this.index.length) this.growIndex(n + 1);
+    let need = 1;
+    for (let k = 0; k < 12; k++) {
+      const v = t[k];
+      need += typeof v === 'string' ? 5 + 3 * v.length : 9;
+    }
+    // The bound (3 bytes a char) overshoots base58 strings: a chunk's last ~300 bytes
+    // stay unused, cheaper than encoding aside and copying.
+    let start = this.tailUsed;
+    if (start + need > this.tail.length) {
+      this.addChunk(need);
+      start = 0;
+    }
+    // A throw while encoding leaves the log as it was (an empty chunk at most).
+    const end = encodeTrade(this.tail, start, t);
+    this.tailUsed = end;
+    const index = this.index;
+    let i = n;
+    while (i > 0) {
+      const j = STRIDE * (i - 1);
+      const c = index[j]! - at || index[j + 1]! - slot || index[j + 2]! - txIndex || index[j + 3]! - eventIndex;
+      if (c > 0) i--;
+      else break;
+    }
+    if (i < n) index.copyWithin(STRIDE * (i + 1), STRIDE * i, STRIDE * n);
+    const j = STRIDE * i;
+    index[j] = at;
+    index[j + 1] = slot;
+    index[j + 2] = txIndex;
+    index[j + 3] = eventIndex;
+    index[j + 4] = this.chunks.length - 1;
+    index[j + 5] = start;
+    index[j + 6] = end - start;
+    this.length = n + 1;
+    this.byteLength += end - start;
+  }
+
+  keyAt(i: number): TradeKey {
+    this.check(i);
+    const k = this.index;
+    const j = STRIDE * i;
+    return [k[j]!, k[j + 1]!, k[j + 2]!, k[j + 3]!];
+  }
+
+  /** compareKey(trade i, key), without decoding the trade. */
+  compareAt(i: number, key: ArrayLike<unknown>): number {
+    this.check(i);
+    const k = this.index;
+    const j = STRIDE * i;
+    return k[j]! - (key[0] as number) || k[j + 1]! - (key[1] as number) || k[j + 2]! - (key[2] as number) || k[j + 3]! - (key[3] as number);
+  }
+
+  /** Trade i's `at` (block time), for window filters. */
+  atOf(i: number): number {
+    this.check(i);
+    return this.index[STRIDE * i]!;
+  }
+
+  decode(i: number): StoredTrade {
+    this.check(i);
+    const j = STRIDE * i;
+    const offset = this.index[j + 5]!;
+    return decodeTrade(this.chunks[this.index[j + 4]!]!, offset, offset + this.index[j + 6]!);
+  }
+
+  /** Byte length of the encodings of trades [from, to). */
+  encodedLength(from: number, to: number): number {
+    this.checkRange(from, to);
+    if (from === 0 && to === this.length) return this.byteLength;
+    let len = 0;
+    for (let i = from; i < to; i++) len += this.index[STRIDE * i + 6]!;
+    return len;
+  }
+
+  /** Copies the encodings of trades [from, to), in order, into `target` at `offset`; returns the end. */
+  copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number {
+    this.checkRange(from, to);
+    const index = this.index;
+    let i = from;
+    while (i < to) {
+      // A run: trades in order that are also adjacent in one chunk (all of them, unless some came late).
+      const chunk = index[STRIDE * i + 4]!;
+      const start = index[STRIDE * i + 5]!;
+      let end = start + index[STRIDE * i + 6]!;
+      for (i++; i < to && index[STRIDE * i + 4] === chunk && index[STRIDE * i + 5] === end; i++) end += index[STRIDE * i + 6]!;
+      offset += this.chunks[chunk]!.copy(target, offset, start, end);
+    }
+    return offset;
+  }
+
+  /** Every trade, decoded, in order. */
+  *[Symbol.iterator](): Generator<StoredTrade> {
+    for (let i = 0; i < this.length; i++) yield this.decode(i);
+  }
+
+  /** For the pool's snapshot: the encodings in order, concatenated (a copy). */
+  toSnapshot(): Uint8Array {
+    if (this.length === 0) return EMPTY_BYTES;
+    const out = Buffer.allocUnsafe(this.byteLength);
+    this.copyEncoded(0, this.length, out, 0);
+    return out;
+  }
+
+  /**
+   * A log from a snapshot: its bytes (`toSnapshot`), or the array of StoredTrade
+   * snapshots held before trades were kept as bytes. Bytes are copied, then walked to
+   * rebuild positions; bytes that are not a sequence of encoded trades throw.
+   */
+  static fromSnapshot(data: Uint8Array | StoredTrade[] | null | undefined): TradeLog {
+    const log = new TradeLog();
+    if (data == null) return log;
+    if (Array.isArray(data)) {
+      for (const t of data) log.insert(t);
+      return log;
+    }
+    if (!(data instanceof Uint8Array)) throw new TypeError('a pool snapshot holds its unsaved trades as bytes or an array of trades');
+    if (data.length === 0) return log;
+    // Count first (checking every value's bounds), then size the index once.
+    const source = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    let count = 0;
+    for (let pos = 0; pos < source.length; count++) pos = skipTrade(source, pos);
+    const bytes = log.addChunk(source.length);
+    source.copy(bytes, 0);
+    log.growIndex(count);
+    const index = log.index;
+    let pos = 0;
+    for (let i = 0; i < count; i++) {
+      const j = STRIDE * i;
+      let p = pos + 1;
+      for (let k = 0; k < 4; k++) {
+        index[j + k] = readNumberAt(bytes, p);
+        p = skipValue(bytes, p);
+      }
+      log.length = i + 1;
+      if (i > 0 && log.compareAt(i - 1, index.subarray(j, j + 4)) > 0) {
+        throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
+      }
+      const end = skipTrade(bytes, pos);
+      index[j + 4] = 0;
+      index[j + 5] = pos;
+      index[j + 6] = end - pos;
+      pos = end;
+    }
+    log.tailUsed = pos;
+    log.byteLength = pos;
+    return log;
+  }
+
+  private check(i: number): void {
+    if (!(i >= 0 && i < this.length)) throw new RangeError(`trade ${i} of a log of ${this.length}`);
+  }
+
+  private checkRange(from: number, to: number): void {
+    if (!(from >= 0 && to <= this.length && from <= to)) throw new RangeError(`trades ${from}..${to} of a log of ${this.length}`);
+  }
+
+  private growIndex(min: number): void {
+    // Fourfold while small: fewer copies for the common pool of a few hundred trades a checkpoint.
+    const capacity = this.index.length / STRIDE;
+    const index = carveIndex(STRIDE * Math.max(32, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
+    index.set(this.index.subarray(0, STRIDE * this.length));
+    this.index = index;
+  }
+
+  /** A new chunk to fill, at least `min` bytes: each twice the last, from 4 KiB to 64 KiB. */
+  private addChunk(min: number): Buffer {
+    const chunk = carveBytes(Math.max(min, Math.min(CHUNK_MAX, 2 * this.tail.length || CHUNK_MIN)));
+    this.chunks.push(chunk);
+    this.tail = chunk;
+    this.tailUsed = 0;
+    return chunk;
+  }
+}
+
+/** at, slot, txIndex, eventIndex, chunk, offset, byte length. */
+const STRIDE = 7;
+const CHUNK_MIN = 4_096;
+const CHUNK_MAX = 65_536;
+const EMPTY_BYTES = Buffer.alloc(0);
+const EMPTY_INDEX = new Float64Array(0);
+
+/**
+ * Logs take their memory in slices of shared 1 MiB slabs: an ArrayBuffer of its own
+ * per chunk and per index cost more than the encoding (a backing store and external
+ * memory accounting each). A slab lives as long as one of its slices; a log lives
+ * until its pool's next checkpoint, so slabs turn over with checkpoints. Large
+ * requests get a buffer of their own.
+ */
+const SLAB_BYTES = 1 << 20;
+const SLICE_MAX = SLAB_BYTES >> 3;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
+
+/** An 8-aligned offset of `size` bytes in `slab` (a new slab if needed). */
+function carve(size: number): number {
+  const aligned = (size + 7) & ~7;
+  if (slabUsed + aligned > slab.byteLength) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES).buffer as ArrayBuffer;
+    slabUsed = 0;
+  }
+  const at = slabUsed;
+  slabUsed += aligned;
+  return at;
+}
+
+function carveBytes(size: number): Buffer {
+  if (size > SLICE_MAX) return Buffer.allocUnsafeSlow(size);
+  const at = carve(size);
+  return Buffer.from(slab, at, size);
+}
+
+function carveIndex(length: number): Float64Array {
+  if (8 * length > SLICE_MAX) return new Float64Array(length);
+  const at = carve(8 * length);
+  return new Float64Array(slab, at, length);
+}
+
+/** Writes `t` as a fixarray at `pos` (room checked by the caller); returns the end. */
+function encodeTrade(b: Buffer, pos: number, t: StoredTrade): number {
+  b[pos++] = 0x9c;
+  for (let k = 0; k < 12; k++) {
+    const v: unknown = t[k];
+    if (typeof v === 'number') pos = writeNumber(b, pos, v);
+    else if (typeof v === 'string') pos = writeString(b, pos, v);
+    else if (v === null) b[pos++] = 0xc0;
+    else throw new TypeError(`stored trade value ${k} is ${typeof v}, not a number, string or null`);
+  }
+  return pos;
+}
+
+/**
+ * Written by Buffer's native UTF-8 writer (2-3 times a JS loop at these lengths) behind
+ * the header the char count implies, which is right for ASCII (wallets and signatures
+ * are base58): the byte count is at least the char count. A longer byte count that
+ * needs a bigger header moves the bytes up (room for 3 bytes per char is reserved).
+ */
+function writeString(b: Buffer, pos: number, s: string): number {
+  const n = s.length;
+  const guess = headerBytes(n);
+  const len = (b as unknown as Utf8Writable).utf8Write(s, pos + guess, 3 * n);
+  const head = headerBytes(len);
+  if (head !== guess) b.copyWithin(pos + head, pos + guess, pos + guess + len);
+  if (head === 1) b[pos] = 0xa0 | len;
+  else if (head === 2) {
+    b[pos] = 0xd9;
+    b[pos + 1] = len;
+  } else if (head === 3) {
+    b[pos] = 0xda;
+    b.writeUInt16BE(len, pos + 1);
+  } else {
+    b[pos] = 0xdb;
+    b.writeUInt32BE(len, pos + 1);
+  }
+  return pos + head + len;
+}
+
+/** Buffer's UTF-8 writer without `write`'s argument juggling (msgpackr calls it too). */
+interface Utf8Writable {
+  utf8Write(s: string, offset: number, length: number): number;
+}
+
+/** The header of a msgpack string of `len` bytes: fixstr, str8, str16, str32. */
+const headerBytes = (len: number) => (len < 0x20 ? 1 : len < 0x100 ? 2 : len < 0x10000 ? 3 : 5);
+
+function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
+  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  pos++;
+  const t = new Array(12) as unknown[];
+  for (let k = 0; k < 12; k++) {
+    const next = skipValue(b, pos);
+    t[k] = readValueAt(b, pos);
+    pos = next;
+  }
+  if (pos !== end) throw new Error(`trade log: a trade ends at ${pos}, not ${end}`);
+  return t as StoredTrade;
+}
+
+/** Where the trade starting at `pos` ends. */
+function skipTrade(b: Buffer, pos: number): number {
+  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  pos++;
+  for (let k = 0; k < 12; k++) pos = skipValue(b, pos);
+  return pos;
+}
+
+/** Where the value at `pos` (one of the forms encodeTrade writes) ends. */
+function skipValue(b: Buffer, pos: number): number {
+  const h = b[pos];
+  let end: number;
+  if (h === undefined) throw new Error(`trade log: truncated at ${pos}`);
+  if (h < 0x80 || h >= 0xe0 || h === 0xc0) end = pos + 1;
+  else if (h >= 0xa0 && h < 0xc0) end = pos + 1 + (h & 0x1f);
+  else if (h === 0xcc || h === 0xd0) end = pos + 2;
+  else if (h === 0xcd || h === 0xd1) end = pos + 3;
+  else if (h === 0xce || h === 0xd2) end = pos + 5;
+  else if (h === 0xcb) end = pos + 9;
+  else if (h === 0xd9 && pos + 2 <= b.length) end = pos + 2 + b[pos + 1]!;
+  else if (h === 0xda && pos + 3 <= b.length) end = pos + 3 + b.readUInt16BE(pos + 1);
+  else if (h === 0xdb && pos + 5 <= b.length) end = pos + 5 + b.readUInt32BE(pos + 1);
+  else throw new Error(`trade log: unexpected msgpack byte 0x${h.toString(16)} at ${pos}`);
+  if (end > b.length) throw new Error(`trade log: truncated at ${pos}`);
+  return end;
+}
+
+function readNumberAt(b: Buffer, pos: number): number {
+  const v = readValueAt(b, pos);
+  if (typeof v !== 'number') throw new Error(`trade log: a trade position holds ${v === null ? 'null' : typeof v} at ${pos}`);
+  return v;
+}
+
+/** The value at `pos`; bounds already checked by skipValue. */
+function readValueAt(b: Buffer, pos: number): number | string | null {
+  const h = b[pos]!;
+  if (h < 0x80) return h;
+  if (h >= 0xe0) return h - 0x100;
+  if (h >= 0xa0 && h < 0xc0) return b.toString('utf8', pos + 1, pos + 1 + (h & 0x1f));
+  switch (h) {
+    case 0xc0:
+      return null;
+    case 0xcc:
+      return b[pos + 1]!;
+    case 0xcd:
+      return b.readUInt16BE(pos + 1);
+    case 0xce:
+      return b.readUInt32BE(pos + 1);
+    case 0xd0:
+      return b.readInt8(pos + 1);
+    case 0xd1:
+      return b.readInt16BE(pos + 1);
+    case 0xd2:
+      return b.readInt32BE(pos + 1);
+    case 0xcb:
+      return b.readDoubleBE(pos + 1);
+    case 0xd9:
+      return b.toString('utf8', pos + 2, pos + 2 + b[pos + 1]!);
+    case 0xda:
+      return b.toString('utf8', pos + 3, pos + 3 + b.readUInt16BE(pos + 1));
+    case 0xdb:
+      return b.toString('utf8', pos + 5, pos + 5 + b.readUInt32BE(pos + 1));
+    default:
+      throw new Error(`trade log: unexpected msgpack byte 0x${h.toString(16)} at ${pos}`);
+  }
+}

@@ -1,0 +1,250 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
+import { initialPool, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { TradeLog } from '../../actors/pool/trade-log.ts';
+import { poolTrades } from '../../engine/market/trades.ts';
+import { CandlesRepo } from '../../storage/candles.repo.ts';
+import { openStorage, type Storage } from '../../storage/lmdb.ts';
+import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
+import { base58, rng, tempDir, type TempDir } from '../helpers/fixtures.ts';
+
+const r = rng(4_242);
+const WALLET = base58(r, 44);
+const TX = base58(r, 88);
+
+const trade = (at: number, slot = 1, tx = 0, ev = 0, extra: Partial<Record<number, unknown>> = {}): StoredTrade => {
+  const t: unknown[] = [at, slot, tx, ev, 1, WALLET, 1.5, 0.25, 1 / 6, 150, 12_345.678, TX];
+  for (const [k, v] of Object.entries(extra)) t[Number(k)] = v;
+  return t as StoredTrade;
+};
+const logOf = (trades: StoredTrade[]) => {
+  const log = new TradeLog();
+  for (const t of trades) log.insert(t);
+  return log;
+};
+const bySign = (list: unknown[]) => list.map((v) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : v));
+
+/** Numbers around every msgpack boundary, and the ones only a float64 holds. */
+const NUMBERS = [
+  0, -0, 1, 31, 32, 63, 64, 100, 127, 128, 255, 256, 65_535, 65_536, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 1_767_225_600_000,
+  2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 64, 1e300, -1, -31, -32, -33, -128, -129, -32_768, -32_769, -(2 ** 31), -(2 ** 31) - 1,
+  -(2 ** 53), 0.5, -0.5, 1 / 3, 5e-324, Number.MAX_VALUE, -Number.MAX_VALUE, NaN, Infinity, -Infinity,
+];
+const STRINGS = ['', 'a', 'x'.repeat(31), 'x'.repeat(32), 'y'.repeat(255), 'y'.repeat(256), 'z'.repeat(65_535), 'z'.repeat(70_000), 'é', 'é'.repeat(15), 'é'.repeat(16), 'é'.repeat(20), 'é'.repeat(30), 'é'.repeat(127), 'é'.repeat(128), '日本語'.repeat(30), '🚀 emoji', 'a\u0000b', WALLET, TX];
+
+/** Every edge value in some position of a trade, keys kept distinct and ascending. */
+function edgeTrades(): StoredTrade[] {
+  const out: StoredTrade[] = [];
+  let at = 1_000;
+  for (const x of NUMBERS) for (const k of [6, 7, 8, 9, 10]) out.push(trade(at++, 1, 0, 0, { [k]: x }));
+  for (const s of STRINGS) {
+    out.push(trade(at++, 1, 0, 0, { 5: s }));
+    out.push(trade(at++, 1, 0, 0, { 11: s }));
+  }
+  out.push(trade(at++, 1, 0, 0, { 4: 0, 9: null }));
+  // Edge values in the key itself (ascending by at).
+  for (const x of [-(2 ** 40), -5, -0, 0, 64, 2 ** 32, 2 ** 53 + 2]) out.push(trade(at++, x, x, x));
+  return out;
+}
+
+let dir: TempDir;
+let storage: Storage;
+let repo: TradesRepo;
+beforeEach(() => {
+  dir = tempDir();
+  storage = openStorage(dir.path);
+  repo = new TradesRepo(storage);
+});
+afterEach(async () => {
+  await storage.close();
+  dir.cleanup();
+});
+
+describe('TradeLog encoding', () => {
+  it('decodes through the trades database (msgpackr) to the trades encoded, edge values included', async () => {
+    const input = edgeTrades();
+    await repo.write('P', logOf(input), null, 10_000);
+    const stored = storage.trades.get(['P', ...(input[0]!.slice(0, 4) as TradeKey)]) as StoredTrade[];
+    expect(stored).toHaveLength(input.length);
+    for (let i = 0; i < input.length; i++) {
+      expect(stored[i]).toEqual(input[i]);
+      expect(bySign(stored[i]!)).toEqual(bySign(input[i]!));
+    }
+    // And its own decoder agrees.
+    expect([...logOf(input)].map(bySign)).toEqual(input.map(bySign));
+  });
+
+  it('writes the bytes msgpackr writes for the same trades (but for -0, which msgpackr turns into 0)', async () => {
+    const input = edgeTrades().filter((t) => !t.some((v) => Object.is(v, -0)));
+    await storage.trades.put(['old'], input);
+    await repo.write('new', logOf(input), null, 10_000);
+    const theirs = storage.trades.getBinary(['old'])!;
+    const ours = storage.trades.getBinary(['new', ...(input[0]!.slice(0, 4) as TradeKey)])!;
+    expect(Buffer.compare(Buffer.from(ours), Buffer.from(theirs))).toBe(0);
+  });
+
+  it('writes a lone surrogate (not valid Unicode) as U+FFFD, as Buffer does', async () => {
+    await repo.write('P', logOf([trade(1, 1, 0, 0, { 5: 'a\ud800b' })]), null);
+    expect((storage.trades.get(['P', 1, 1, 0, 0]) as StoredTrade[])[0]![5]).toBe('a\ufffdb');
+  });
+
+  it('rejects a trade it cannot encode and stays as it was', () => {
+    const log = logOf([trade(1)]);
+    expect(() => log.insert(trade(2, 1, 0, 0, { 6: 10n }))).toThrow(/value 6 is bigint/);
+    expect(() => log.insert(trade(2, 1, 0, 0, { 9: undefined }))).toThrow(/value 9 is undefined/);
+    expect(() => log.insert(trade(2, 1, 0, 0, { 0: '2' }))).toThrow(TypeError);
+    expect(() => log.insert([1, 2, 3] as unknown as StoredTrade)).toThrow(/12 values/);
+    log.insert(trade(3));
+    expect([...log]).toEqual([trade(1), trade(3)]);
+    expect(() => log.decode(2)).toThrow(RangeError);
+  });
+});
+
+describe('TradeLog order', () => {
+  it('keeps compareKey order for in-order and out-of-order inserts, equal positions in arrival order', async () => {
+    const random = rng(77);
+    const log = new TradeLog();
+    const reference: StoredTrade[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      // Mostly ascending, one in five late, some at the same position (told apart by wallet).
+      const late = random() < 0.2;
+      const at = late ? Math.floor(random() * i) : i;
+      const t = trade(at, Math.floor(random() * 3), Math.floor(random() * 2), 0, { 5: `w${i}`, 11: i % 7 === 0 ? 'é'.repeat(i % 40) : `tx${i}` });
+      log.insert(t);
+      let j = reference.length;
+      while (j > 0 && compareKey(reference[j - 1]!, t) > 0) j--;
+      reference.splice(j, 0, t);
+    }
+    expect(log.length).toBe(2_000);
+    expect([...log]).toEqual(reference);
+    for (let i = 0; i < log.length; i++) expect(log.keyAt(i)).toEqual(reference[i]!.slice(0, 4));
+    // Its bytes, written and snapshotted, follow the same order across chunks.
+    expect([...TradeLog.fromSnapshot(log.toSnapshot())]).toEqual(reference);
+    await repo.write('R', log, null, 300);
+    expect([...repo.read('R', { order: 'asc', minAt: -1, maxAt: Infinity })]).toEqual(reference);
+  });
+});
+
+describe('TradesRepo.write with a TradeLog', () => {
+  it("splits blocks at blockMax, keyed by each block's first trade", async () => {
+    const input = Array.from({ length: 1_200 }, (_, i) => trade(10_000 + i));
+    await repo.write('P', logOf(input), null);
+    const keys = [...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })];
+    expect(keys).toEqual([['P', 10_000, 1, 0, 0], ['P', 10_512, 1, 0, 0], ['P', 11_024, 1, 0, 0]]);
+    expect((storage.trades.get(keys[2] as never) as StoredTrade[]).length).toBe(176);
+    expect([...repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input);
+    expect([...repo.read('P', { order: 'desc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice().reverse());
+    // Small blocks (fixarray header) and one past 65,535 trades (array32 header).
+    await repo.write('S', logOf(input.slice(0, 12)), null, 5);
+    expect([...storage.trades.getKeys({ start: ['S'], end: ['S\u0000'] })]).toHaveLength(3);
+    expect([...repo.read('S', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice(0, 12));
+    const many = Array.from({ length: 70_000 }, (_, i) => [i, 0, 0, 0, 0, 'w', i, 0, 0, null, 0, 't'] as StoredTrade);
+    await repo.write('L', logOf(many), null, 100_000);
+    expect(storage.trades.get(['L', 0, 0, 0, 0]) as StoredTrade[]).toEqual(many);
+    expect(() => repo.write('P', logOf(input), null, 0)).toThrow(RangeError);
+  });
+
+  it('merges every late trade of one write into the block that covers it, old-format blocks included', async () => {
+    // A block as the code before TradeLog wrote it: msgpackr's own encoding.
+    await storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20), trade(30)]);
+    await repo.write('P', logOf([trade(40), trade(50)]), [30, 1, 0, 0]);
+    const late = logOf([trade(5), trade(7), trade(15), trade(25), trade(45), trade(60)]);
+    await repo.write('P', late, [50, 1, 0, 0]);
+    const ats = [...repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })].map((t) => t[0]);
+    expect(ats).toEqual([5, 7, 10, 15, 20, 25, 30, 40, 45, 50, 60]);
+    expect([...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([
+      ['P', 5, 1, 0, 0],
+      ['P', 10, 1, 0, 0],
+      ['P', 40, 1, 0, 0],
+      ['P', 60, 1, 0, 0],
+    ]);
+  });
+});
+
+describe('pool snapshot and checkpoint', () => {
+  const behavior = () => createPoolBehavior({ trades: repo, candles: new CandlesRepo(storage) });
+  const through = async (data: unknown) => {
+    await storage.snapshots.put('pool:P', { seq: 1, state: data });
+    return (storage.snapshots.get('pool:P') as { state: unknown }).state;
+  };
+
+  it('round-trips the unsaved trades as one binary field, and reads an old snapshot holding an array', async () => {
+    const b = behavior();
+    const state = initialPool('P', new CandlesRepo(storage));
+    const input = edgeTrades().slice(0, 60);
+    for (const t of input.slice().reverse()) state.unsaved.insert(t);
+    const snap = b.toSnapshot!(state) as Record<string, unknown>;
+    expect(snap.unsaved).toBeInstanceOf(Uint8Array);
+    expect(snap).not.toHaveProperty('writing');
+    const back = b.fromSnapshot!(await through(snap)) as PoolState;
+    expect([...back.unsaved].map(bySign)).toEqual(input.map(bySign));
+    expect(back.writing).toEqual([]);
+    back.unsaved.insert(trade(0));
+    expect(back.unsaved.decode(0)).toEqual(trade(0));
+
+    // msgpackr wrote the old snapshot's -0 as 0.
+    const old = b.fromSnapshot!(await through({ ...snap, unsaved: input })) as PoolState;
+    expect([...old.unsaved]).toEqual(input.map((t) => t.map((v) => (Object.is(v, -0) ? 0 : v))));
+    const empty = b.fromSnapshot!(await through(b.toSnapshot!(initialPool('P')))) as PoolState;
+    expect(empty.unsaved.length).toBe(0);
+  });
+
+  it('refuses snapshot bytes that are not encoded trades with a clear error', () => {
+    expect(() => TradeLog.fromSnapshot(Uint8Array.of(0x9c, 0x01))).toThrow(/trade log: truncated/);
+    expect(() => TradeLog.fromSnapshot(Uint8Array.of(0x93, 1, 2, 3))).toThrow(/not a trade/);
+    const bytes = logOf([trade(1)]).toSnapshot();
+    expect(() => TradeLog.fromSnapshot(Buffer.concat([bytes, Uint8Array.of(0xc1)]))).toThrow(/not a trade/);
+    const twoSwapped = Buffer.concat([logOf([trade(2)]).toSnapshot(), bytes]);
+    expect(() => TradeLog.fromSnapshot(twoSwapped)).toThrow(/out of order/);
+    expect(() => TradeLog.fromSnapshot('x' as never)).toThrow(TypeError);
+  });
+
+  it('beforeSnapshot writes the log, keeps it readable until its commit, and moves persisted_up_to', async () => {
+    const b = behavior();
+    const state = initialPool('P', new CandlesRepo(storage));
+    for (let i = 0; i < 40; i++) state.unsaved.insert(trade(1_000 + i));
+    const window = { order: 'asc' as const, minAt: 0, maxAt: Infinity };
+    const list = () => [...poolTrades(repo, 'P', state, window)].map((t) => t[0]);
+    b.beforeSnapshot!(state, 'P');
+    expect(state.unsaved.length).toBe(0);
+    expect(state.writing).toHaveLength(1);
+    expect(state.persisted_up_to).toEqual([1_039, 1, 0, 0]);
+    // Not committed yet: only memory has them.
+    expect([...repo.read('P', window)]).toEqual([]);
+    expect(list()).toHaveLength(40);
+    await storage.trades.committed;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(state.writing).toHaveLength(0);
+    expect(list()).toHaveLength(40);
+    // A late trade and a new one: merged into the stored block, and a block of its own.
+    state.unsaved.insert(trade(2_000));
+    state.unsaved.insert(trade(999));
+    expect(list()).toEqual([999, ...Array.from({ length: 40 }, (_, i) => 1_000 + i), 2_000]);
+    b.beforeSnapshot!(state, 'P');
+    expect(state.persisted_up_to).toEqual([2_000, 1, 0, 0]);
+    const during = list();
+    await storage.trades.committed;
+    expect(list()).toEqual(during);
+    expect(during).toHaveLength(42);
+    expect(new Set(during).size).toBe(42);
+    // Nothing to write: nothing changes.
+    b.beforeSnapshot!(state, 'P');
+    expect(state.persisted_up_to).toEqual([2_000, 1, 0, 0]);
+  });
+
+  it('poolTrades filters the in-memory logs by window and position, in both orders, once each', async () => {
+    const state = initialPool('P');
+    const all = Array.from({ length: 30 }, (_, i) => trade(100 + i * 10));
+    await repo.write('P', logOf(all.slice(0, 10)), null);
+    state.persisted_up_to = [190, 1, 0, 0];
+    // One written log in flight that also committed (listed twice), and unsaved ones.
+    const inFlight = logOf(all.slice(5, 20));
+    state.writing.push(inFlight);
+    for (const t of all.slice(20)) state.unsaved.insert(t);
+    const ats = (w: Parameters<typeof poolTrades>[3]) => [...poolTrades(repo, 'P', state, w)].map((t) => t[0]);
+    expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity })).toEqual(all.map((t) => t[0]));
+    expect(ats({ order: 'desc', minAt: 150, maxAt: 250 })).toEqual(all.map((t) => t[0]).filter((at) => at >= 150 && at <= 250).reverse());
+    expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity, after: [195, 0, 0, 0] })).toEqual(all.map((t) => t[0]).filter((at) => at >= 200));
+    expect(ats({ order: 'desc', minAt: 0, maxAt: Infinity, after: [200, 1, 0, 0] })).toEqual(all.map((t) => t[0]).filter((at) => at < 200).reverse());
+  });
+});
