@@ -29,6 +29,9 @@ export interface PoolBehaviorDeps {
   outputs?: PoolOutputs;
 }
 
+/** What `pricing` returns: one object, filled per swap and read before the next (an allocation per swap otherwise). */
+const PRICING: PricingInputs = { baseDecimals: 0, quoteDecimals: 0, supply: null, quoteUsd: null };
+
 /** The inputs a swap needs, read from the token and quote-price actors; null if not known yet. */
 function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInputs | null {
   const info = state.info;
@@ -42,7 +45,11 @@ function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInpu
     const quotes = ctx.read<QuotePriceState>('quote-price', info.quote_address);
     quoteUsd = quotes ? quotePriceAt(quotes, e.at) : null;
   }
-  return { baseDecimals, quoteDecimals, supply: supplyOf(baseToken), quoteUsd };
+  PRICING.baseDecimals = baseDecimals;
+  PRICING.quoteDecimals = quoteDecimals;
+  PRICING.supply = supplyOf(baseToken);
+  PRICING.quoteUsd = quoteUsd;
+  return PRICING;
 }
 
 function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolOutputs | undefined): EventObject | void {

@@ -199,8 +199,14 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     marketCapUsd: usd === null ? null : marketCapQuote * usd,
     quoteUsd: usd,
   };
-  if (state.last_key === null || posAfter(state.last_key, e)) {
-    state.last_key = [e.slot, e.tx_index, e.event_index];
+  const lastKey = state.last_key;
+  if (lastKey === null || posAfter(lastKey, e)) {
+    if (lastKey === null) state.last_key = [e.slot, e.tx_index, e.event_index];
+    else {
+      lastKey[0] = e.slot;
+      lastKey[1] = e.tx_index;
+      lastKey[2] = e.event_index;
+    }
     state.base_reserve = baseReserve;
     state.quote_reserve = quoteReserve;
     state.real_base_reserve = e.real_base_reserve_raw != null ? Number(e.real_base_reserve_raw) / baseScale : null;
@@ -231,11 +237,10 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     if (trade.marketCapUsd! > (t.ath_market_cap_usd ?? 0)) t.ath_market_cap_usd = trade.marketCapUsd;
   }
   if (marketCapQuote > t.ath_market_cap_quote) t.ath_market_cap_quote = marketCapQuote;
-  const key: TradeKey = [e.at, e.slot, e.tx_index, e.event_index];
   // The launch trade is the first by chain position (slot, tx, event), not by time.
   const first = t.first_key;
-  if (first === null || (key[1] - first[1] || key[2] - first[2] || key[3] - first[3]) < 0) {
-    t.first_key = key;
+  if (first === null || (e.slot - first[1] || e.tx_index - first[2] || e.event_index - first[3]) < 0) {
+    t.first_key = [e.at, e.slot, e.tx_index, e.event_index];
     t.first_trade_at = e.at;
     t.launch_price_quote = priceQuote;
     t.launch_price_usd = trade.priceUsd;
