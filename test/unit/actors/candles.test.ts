@@ -437,3 +437,30 @@ describe('PoolCandles', () => {
     }
   });
 });
+
+describe('PoolCandles closing at once', () => {
+  // A pool trading less often than the 10 s lateness allowance: each trade closes the buckets before it.
+  const at = (offsetMs: number, slot: number, price: number) => trade(offsetMs, slot, 0, 0, price, price * 1000, 1, null);
+
+  it('closes a bucket past the allowance when the next bucket of its interval starts, keeps it readable, and merges a late trade into it', () => {
+    const store = new MemoryStore();
+    const candles = new PoolCandles(store);
+    candles.add(at(0, 100, 1));
+    candles.add(at(40_000, 200, 2)); // 30 s past the end of 1s@0 and 15s@0: both close now
+    // Closed, not drained: served from memory, not from the store.
+    expect(candles.candle('1s', T0, 'price', 'quote')).toMatchObject({ open: 1, close: 1 });
+    expect(store.rows.size).toBe(0);
+    candles.add(at(500, 150, 5)); // late: into the closed 1s@0, after A by position
+    const drained = candles.drainClosed();
+    expect(drained.map((c) => `${c[0]}@${c[1] - T0}`).sort()).toEqual(['15s@0', '1s@0']);
+    const oneSecond = drained.find((c) => c[0] === '1s')!;
+    // open/close by position (slot 100, then 150), high 5, volume of both trades.
+    expect([oneSecond[6], oneSecond[7], oneSecond[8], oneSecond[9], oneSecond[14]]).toEqual([1, 5, 1, 5, 2]);
+    store.put(drained);
+    // Drained and stored: a later late trade reloads it and the next drain replaces it.
+    candles.add(at(700, 160, 0.5));
+    const again = candles.drainClosed().find((c) => c[0] === '1s')!;
+    expect([again[1] - T0, again[6], again[7], again[8], again[9], again[14]]).toEqual([0, 1, 5, 0.5, 0.5, 3]);
+    expect(candles.series('1s', 'price', 'quote', { limit: 10 }).map((c) => c.start_at - T0)).toEqual([0, 40_000]);
+  });
+});
