@@ -4,10 +4,7 @@ import { CandleRows } from '../actors/pool/candle-rows.ts';
 import { INTERVAL_COUNT, IV, START, intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
 import type { CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
-import { MsgpackWriter } from './msgpack-writer.ts';
-
-/** Encodes new segments (one writer for the thread: each value is copied out of it). */
-const writer = new MsgpackWriter();
+import { valueWriter as writer } from './msgpack-writer.ts';
 
 
 /**
@@ -39,8 +36,7 @@ export class CandlesRepo {
    * resolves when committed. A new segment is encoded here, straight from the rows
    * (storage/msgpack-writer.ts), into the bytes msgpackr would write for its CandleRows.
    */
-  write(pool: string, candles: CandleRows | readonly CandleRow[], tails?: SegmentTails): Promise<unknown> {
-    const rows = candles instanceof CandleRows ? candles : CandleRows.fromRows(candles);
+  write(pool: string, rows: CandleRows, tails?: SegmentTails): Promise<unknown> {
     const data = rows.data;
     let last: Promise<unknown> = Promise.resolve();
     const order: number[] = [];

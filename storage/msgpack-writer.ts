@@ -52,6 +52,17 @@ export class MsgpackWriter {
     }
   }
 
+  /**
+   * Room for n bytes of the current value, taken now: returns the buffer and the offset
+   * to fill them at (valid until the next call into the writer).
+   */
+  take(n: number): { buffer: Buffer; offset: number } {
+    this.ensure(n);
+    const offset = this.pos;
+    this.pos += n;
+    return { buffer: this.buf, offset };
+  }
+
   /** A number (see writeNumber). Callers ensure(9) first. */
   number(x: number): void {
     this.pos = writeNumber(this.buf, this.pos, x);
@@ -108,3 +119,9 @@ export function writeNumber(b: Buffer, pos: number, x: number): number {
   }
   return pos;
 }
+
+/**
+ * The writer database values are encoded with (candle segments, trade blocks): one for
+ * the thread, so every value shares its slabs.
+ */
+export const valueWriter = new MsgpackWriter();

@@ -1,5 +1,6 @@
 import { asBinary } from 'lmdb';
 import type { Storage } from './lmdb.ts';
+import { valueWriter } from './msgpack-writer.ts';
 
 /**
  * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
@@ -39,23 +40,14 @@ export interface EncodedTrades {
 }
 
 /**
- * A block's value: a msgpack array header, then the encodings of trades [from, to). A
- * buffer of its own: lmdb-js keeps the address of a value until its transaction commits.
+ * A block's value: a msgpack array header, then the encodings of trades [from, to), in
+ * the value writer's memory (never reused while lmdb-js may still read it).
  */
 function blockBytes(trades: EncodedTrades, from: number, to: number): Buffer {
-  const n = to - from;
-  const head = n < 16 ? 1 : n < 0x10000 ? 3 : 5;
-  const out = Buffer.allocUnsafeSlow(head + trades.encodedLength(from, to));
-  if (head === 1) out[0] = 0x90 | n;
-  else if (head === 3) {
-    out[0] = 0xdc;
-    out.writeUInt16BE(n, 1);
-  } else {
-    out[0] = 0xdd;
-    out.writeUInt32BE(n, 1);
-  }
-  trades.copyEncoded(from, to, out, head);
-  return out;
+  valueWriter.arrayHeader(to - from);
+  const { buffer, offset } = valueWriter.take(trades.encodedLength(from, to));
+  trades.copyEncoded(from, to, buffer, offset);
+  return valueWriter.end();
 }
 
 /**

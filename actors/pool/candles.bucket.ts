@@ -285,12 +285,6 @@ export function rowToStored(row: CandleRow): StoredCandle {
   return c as unknown as StoredCandle;
 }
 
-export function fromStored(s: StoredCandle): Float64Array {
-  const d = newBucket(0, 0);
-  storedInto(s, intervalIndex(s[0]), d, 0);
-  return d;
-}
-
 /**
  * Fills the bucket at d[o..] from a stored candle or a CandleRow (`iv` is the
  * interval's index: a StoredCandle names it, a row numbers it).

@@ -81,9 +81,9 @@ export class PoolClosedCandles implements ClosedCandleStore {
     if (this.buffer.length >= WRITE_AT) this.write();
   }
 
-  /** Takes closed candles as CandleRows (tests, tools); writes a batch once WRITE_AT gathered. */
-  add(closed: readonly CandleRow[]): void {
-    this.buffer.putAll(CandleRows.fromRows(closed));
+  /** Takes closed candles (`put`: one already buffered is replaced); writes a batch once WRITE_AT gathered. */
+  add(closed: CandleRows): void {
+    this.buffer.putAll(closed);
     if (this.buffer.length >= WRITE_AT) this.write();
   }
 

@@ -89,39 +89,36 @@ app.register(
       },
     );
 
-    // Registered only where the engine has candles (the route is being built in mds too).
-    if (typeof market.candles === 'function') {
-      type CandlesQuery = { interval: string; mode: string; currency: string; start_time?: number; end_time?: number; limit: number };
-      v1.get<{ Params: { pool_address: string }; Querystring: CandlesQuery }>(
-        '/pools/:pool_address/candles',
-        {
-          schema: {
-            params: { type: 'object', properties: { pool_address: schema.ADDRESS }, required: ['pool_address'] },
-            querystring: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                interval: { type: 'string', enum: ['1s', '15s', '1m', '15m', '1h', '6h', '24h'], default: '1m' },
-                mode: { type: 'string', enum: ['price', 'market_cap'], default: 'price' },
-                currency: { type: 'string', enum: ['usd', 'quote'], default: 'usd' },
-                start_time: { type: 'integer', minimum: 0 },
-                end_time: { type: 'integer', minimum: 0 },
-                limit: { type: 'integer', minimum: 1, maximum: 1000, default: 300 },
-              },
+    type CandlesQuery = { interval: string; mode: string; currency: string; start_time?: number; end_time?: number; limit: number };
+    v1.get<{ Params: { pool_address: string }; Querystring: CandlesQuery }>(
+      '/pools/:pool_address/candles',
+      {
+        schema: {
+          params: { type: 'object', properties: { pool_address: schema.ADDRESS }, required: ['pool_address'] },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              interval: { type: 'string', enum: ['1s', '15s', '1m', '15m', '1h', '6h', '24h'], default: '1m' },
+              mode: { type: 'string', enum: ['price', 'market_cap'], default: 'price' },
+              currency: { type: 'string', enum: ['usd', 'quote'], default: 'usd' },
+              start_time: { type: 'integer', minimum: 0 },
+              end_time: { type: 'integer', minimum: 0 },
+              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 300 },
             },
-            response: { 200: schema.envelope(schema.candles) },
           },
+          response: { 200: schema.envelope(schema.candles) },
         },
-        async (req) => {
-          const q = req.query;
-          const candles = market.candles(req.params.pool_address, {
-            interval: q.interval, mode: q.mode, currency: q.currency, startTime: q.start_time, endTime: q.end_time, limit: q.limit,
-          } as Parameters<MarketQuery['candles']>[1]);
-          if (!candles) throw notFound('pool', req.params.pool_address);
-          return ok({ pool_address: req.params.pool_address, interval: q.interval, mode: q.mode, currency: q.currency, candles });
-        },
-      );
-    }
+      },
+      async (req) => {
+        const q = req.query;
+        const candles = market.candles(req.params.pool_address, {
+          interval: q.interval, mode: q.mode, currency: q.currency, startTime: q.start_time, endTime: q.end_time, limit: q.limit,
+        } as Parameters<MarketQuery['candles']>[1]);
+        if (!candles) throw notFound('pool', req.params.pool_address);
+        return ok({ pool_address: req.params.pool_address, interval: q.interval, mode: q.mode, currency: q.currency, candles });
+      },
+    );
 
     type TradesQuery = { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string };
     v1.get<{ Params: { token_address: string }; Querystring: TradesQuery }>(
