@@ -1,5 +1,5 @@
 import type { PoolOutputs } from '../../actors/pool/pool.actor.ts';
-import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
@@ -23,6 +23,14 @@ export interface PublisherDeps {
   now(): number;
   /** How often a pool's candle series are checked for subscribers. */
   subscriberCheckMs?: number;
+}
+
+/** A pool's trade topics, named once: `has` on a name it has hashed before is cheap. */
+interface TradeTopics {
+  pool: string;
+  base: string;
+  /** The quote token's, in a token-to-token pool. */
+  quote: string | null;
 }
 
 interface PoolWatch {
@@ -53,6 +61,8 @@ export class MarketPublisher implements PoolOutputs {
   /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
   private metricsTouched = new Set<string>();
   private readonly watches = new Map<string, PoolWatch>();
+  /** By the pool's info object: a new `pool` event (a new info) names them again, and they go with the state. */
+  private readonly tradeTopics = new WeakMap<PoolInfo, TradeTopics>();
   readonly history = new CandleHistory();
   private readonly checkMs: number;
 
@@ -65,22 +75,35 @@ export class MarketPublisher implements PoolOutputs {
     const sink = this.deps.sink();
     if (sink === NO_TOPICS) return;
     const info = state.info!;
-    const poolTopic = topics.poolTrades(info.pool_address);
-    const baseTopic = topics.tokenTrades(info.base_address);
-    const toPool = sink.has(poolTopic);
-    const toBase = sink.has(baseTopic);
+    const names = this.tradeTopicsOf(info);
+    const toPool = sink.has(names.pool);
+    const toBase = sink.has(names.base);
     if (toPool || toBase) {
       const data = JSON.stringify(tradeRecord(stored, state, info.base_address, null, this.deps.labels(stored[5])));
-      if (toPool) sink.publish(poolTopic, `{"stream":"pool_trades","data":${data}}`);
-      if (toBase) sink.publish(baseTopic, `{"stream":"token_trades","data":${data}}`);
+      if (toPool) sink.publish(names.pool, `{"stream":"pool_trades","data":${data}}`);
+      if (toBase) sink.publish(names.base, `{"stream":"token_trades","data":${data}}`);
     }
-    if (!(info.quote_address in KNOWN_MINTS)) {
-      const quoteTopic = topics.tokenTrades(info.quote_address);
+    const quoteTopic = names.quote;
+    if (quoteTopic !== null) {
       if (sink.has(quoteTopic)) {
         const record = tradeRecord(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), this.deps.labels(stored[5]));
         sink.publish(quoteTopic, `{"stream":"token_trades","data":${JSON.stringify(record)}}`);
       }
     }
+  }
+
+  /** The trade topics of a pool: not two concatenations and two hashes of new strings per trade. */
+  private tradeTopicsOf(info: PoolInfo): TradeTopics {
+    let names = this.tradeTopics.get(info);
+    if (names === undefined) {
+      names = {
+        pool: topics.poolTrades(info.pool_address),
+        base: topics.tokenTrades(info.base_address),
+        quote: info.quote_address in KNOWN_MINTS ? null : topics.tokenTrades(info.quote_address),
+      };
+      this.tradeTopics.set(info, names);
+    }
+    return names;
   }
 
   /** A token's metadata changed (token actor). */
