@@ -41,9 +41,11 @@ export class IdentityIndex {
 
   /** Queues the open batch's identities; called in the event turn of the batch's log put. */
   writeStaged(batchSeq: number): void {
-    // One string per bucket is cheaper to encode than an array of short strings; label
-    // identities hold free text, so they stay an array.
-    for (const [bucket, members] of this.staged) this.storage.identities.put([bucket, batchSeq], bucket[0] === 'l' ? members : members.join('\n'));
+    // One string per bucket is cheaper to encode than an array of short strings; members
+    // holding a newline (free text, as labels may) keep the array.
+    for (const [bucket, members] of this.staged) {
+      this.storage.identities.put([bucket, batchSeq], members.some(hasNewline) ? members : members.join('\n'));
+    }
     this.staged = new Map();
   }
 
@@ -77,3 +79,5 @@ export class IdentityIndex {
     }
   }
 }
+
+const hasNewline = (member: string) => member.includes('\n');
