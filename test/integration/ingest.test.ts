@@ -41,6 +41,25 @@ describe('ingest gate', () => {
     expect(deadLetters(engine)).toEqual([]);
   });
 
+  it('applies what a check-phase callback submits before the next loop iteration begins', async () => {
+    const engine = await open();
+    const applied: string[] = [];
+    engine.onApplied((events) => {
+      for (const e of events) applied.push(e.type);
+    });
+    const seenByNextTimer = await new Promise<string[]>((resolve) => {
+      setImmediate(() => {
+        void engine.ingest(sampleEvents().token!);
+        setTimeout(() => resolve([...applied]), 0);
+        // Past the timer's 1 ms, so that it runs in the next iteration's timers phase,
+        // before that iteration's check phase.
+        const until = performance.now() + 3;
+        while (performance.now() < until);
+      });
+    });
+    expect(seenByNextTimer).toEqual(['token']);
+  });
+
   for (const [type, fields] of Object.entries(REQUIRED)) {
     for (const field of fields) {
       it(`rejects a ${type} without ${field} to dead letters, naming the field`, async () => {
