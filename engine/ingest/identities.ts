@@ -18,6 +18,15 @@ export class IdentityIndex {
   /** Members added per bucket by the open batch. */
   private staged = new Map<string, string[]>();
   private durableSeq = 0;
+  /**
+   * durableSeq when the last eviction pass could not get down to the cap (the buckets
+   * not yet durable were too many): no new pass until a batch more is durable. Without
+   * it, each new bucket rescanned the whole map while nothing could go, as when tens of
+   * thousands of pool events (a bucket each) arrive before the first fsync.
+   */
+  private stalledAt = -1;
+  /** Eviction passes run, for tests. */
+  evictionPasses = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -57,19 +66,23 @@ export class IdentityIndex {
   private bucket(name: string): Bucket {
     let entry = this.buckets.get(name);
     if (entry) return entry;
+    // Room is made before the new bucket goes in, never by evicting it: a bucket made
+    // by `add` and evicted at once lost its member from memory before the member was
+    // written, and a copy of the event in the same batch then passed as new.
+    if (this.buckets.size >= this.bucketsMax && this.durableSeq !== this.stalledAt) this.evict();
     const members = new Set<string>();
     for (const { value } of this.storage.identities.getRange({ start: [name], end: [name, Number.MAX_SAFE_INTEGER] })) {
       for (const member of typeof value === 'string' ? value.split('\n') : value) members.add(member);
     }
     entry = { members, lastBatchSeq: 0 };
     this.buckets.set(name, entry);
-    if (this.buckets.size > this.bucketsMax) this.evict();
     return entry;
   }
 
-  /** Drops the oldest buckets whose identities are all durable in LMDB, down to 7/8 of the cap. */
+  /** Drops the oldest buckets whose identities are all durable in LMDB, down to 7/8 of the cap if it can. */
   private evict(): void {
-    let excess = this.buckets.size - ((this.bucketsMax * 7) >> 3);
+    this.evictionPasses++;
+    let excess = this.buckets.size + 1 - ((this.bucketsMax * 7) >> 3);
     for (const [name, entry] of this.buckets) {
       if (excess <= 0) break;
       if (entry.lastBatchSeq <= this.durableSeq && !this.staged.has(name)) {
@@ -77,6 +90,7 @@ export class IdentityIndex {
         excess--;
       }
     }
+    this.stalledAt = this.buckets.size >= this.bucketsMax ? this.durableSeq : -1;
   }
 }
 

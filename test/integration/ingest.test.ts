@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
-import { OTHER_WALLET, REQUIRED, WSOL, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { OTHER_WALLET, REQUIRED, WSOL, base58, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
 
 let dirs: TempDir[] = [];
 let engines: Engine[] = [];
@@ -129,6 +129,18 @@ describe('ingest gate', () => {
     expect(engine.query.status().ingested).toBe(events.length);
     const ids = logged(engine).map(identityOf);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('catches a duplicate in the batch of its first copy after more buckets than the index keeps in memory', async () => {
+    // 5,000 pool declarations (a bucket each) in one turn: past the 4,096 buckets the
+    // dedup index holds, before any of them is durable.
+    const engine = await open();
+    const random = rng(77);
+    const pools = Array.from({ length: 5_000 }, () => ({ ...sampleEvents().pool!, pool_address: base58(random, 44) }));
+    const results = await Promise.all([...pools.map((p) => engine.ingest(p)), engine.ingest(pools[4_999]), engine.ingest(pools[100])]);
+    expect(results.filter((r) => r.status === 'applied')).toHaveLength(5_000);
+    expect(results.slice(5_000)).toEqual([{ status: 'duplicate' }, { status: 'duplicate' }]);
+    expect(logged(engine)).toHaveLength(5_000);
   });
 
   it('dedups across a restart whatever form the stored identities take: joined, arrays (older data dirs), labels with newlines', async () => {
