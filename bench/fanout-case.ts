@@ -12,7 +12,10 @@ import { Peer } from './fanout-procs.ts';
  *
  * 1. Idle memory: the server's resident memory, settled and GC'd, before the clients
  *    connect and after every connection has subscribed and answered a ping; then the
- *    market (tokens, pools) is declared, so its garbage hides nothing.
+ *    market (tokens, pools) is declared, so its garbage hides nothing. Two figures:
+ *    live memory (resident memory outside the V8 heap plus the JS heap in use) and
+ *    the whole RSS growth, which also holds the V8 heap pages the GC keeps after the
+ *    connections' burst of allocation (0 to ~100 MB from run to run).
  * 2. Full load: the driver as fast as delivery allows. Credit = the slowest
  *    connection's progress (reported by the clients every 10 ms) + a window, so
  *    server buffers stay bounded and no connection is ever closed as a slow consumer;
@@ -87,6 +90,13 @@ export interface CaseResult {
   gateWaits: number;
   /** Server resident memory (RssAnon) per idle subscribed connection. */
   rssPerConnectionBytes: number;
+  /**
+   * Live memory per idle subscribed connection: resident memory outside the V8 heap
+   * (uWS or `ws` sockets, buffers, native allocations) plus the JS heap in use after a
+   * GC. RSS less the V8 heap's free pages, which the GC keeps after the connections'
+   * burst of allocation and which are most of the RSS growth's run-to-run noise.
+   */
+  livePerConnectionBytes: number;
   /** The V8 heap's share of it (live objects after a GC). */
   heapPerConnectionBytes: number;
   half: LoadPhase;
@@ -280,6 +290,7 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
       serverCpuPct: full.serverCpuPct, clientCpuPct: full.clientCpuPct, creditWaits: full.creditWaits, gateWaits: full.gateWaits,
       rssPerConnectionBytes: (idle.rssBytes - base.rssBytes) / connections,
       heapPerConnectionBytes: (idle.heapBytes - base.heapBytes) / connections,
+      livePerConnectionBytes: (idle.rssBytes - idle.heapPhysicalBytes + idle.heapBytes - (base.rssBytes - base.heapPhysicalBytes + base.heapBytes)) / connections,
       half, same, stageLines,
       exact: mismatched === 0 && closed === 0,
       problems,

@@ -89,7 +89,7 @@ export type ClientCommand =
 export type ServerReport =
   | { type: 'ready'; port: number; key: string; rssBytes: number; setupMs: number }
   | { type: 'market'; setupMs: number }
-  | { type: 'rss'; rssBytes: number; heapBytes: number }
+  | { type: 'rss'; rssBytes: number; heapBytes: number; heapPhysicalBytes: number }
   | { type: 'mark'; atMs: number; events: number; cpuUs: number; rssBytes: number }
   | { type: 'driven'; events: number; seconds: number; creditWaits: number; gateWaits: number }
   /** Ingest to publish (the engine's share of the latency), in ms, sampled. */

@@ -61,7 +61,7 @@ export function describe(r: CaseResult): string[] {
   const lines = [
     `${label(r.shape)} x ${fmt(r.connections)} conns, ${r.kind}${r.kind === 'uws' ? ' (bare)' : ''}: ${fmt(r.framesPerS)} frames/s (${fmt(r.eventsPerS)} events/s, ${fmt(r.bytesPerFrame)} B/frame), ` +
       `CPU server ${r.serverCpuPct.toFixed(0)}% clients ${r.clientCpuPct.toFixed(0)}% (of one core; together ${(r.serverCpuPct + r.clientCpuPct).toFixed(0)}% of the machine's ${CORES * 100}%), waits for credit ${fmt(r.creditWaits)}, for the gate ${fmt(r.gateWaits)}; ` +
-      `idle ${fmt(r.rssPerConnectionBytes)} B/conn (JS heap ${fmt(r.heapPerConnectionBytes)} B); ${r.exact ? 'every connection got exactly its frames' : r.problems.join('; ')}`,
+      `idle ${fmt(r.livePerConnectionBytes)} B/conn live (JS heap ${fmt(r.heapPerConnectionBytes)} B; RSS growth ${fmt(r.rssPerConnectionBytes)} B); ${r.exact ? 'every connection got exactly its frames' : r.problems.join('; ')}`,
     `    latency ${latencyLine('at half load,', r.half)}`,
   ];
   if (r.same) lines.push(`    latency ${latencyLine("at the baseline's half load,", r.same)}`);
@@ -90,6 +90,11 @@ const benchmark: Benchmark = {
       figures[`${prefix}_half_load_frames_per_s`] = one(m.half.framesPerS, 'frames/s', 0, 'higher');
       // A connection weighs a few KB; at 100 connections the reading's noise is as large, so it is floored at 1 byte.
       figures[`${prefix}_idle_bytes_per_connection`] = compare(
+        one(Math.max(1, m.livePerConnectionBytes), 'B', 0, 'lower'),
+        'ws library',
+        one(Math.max(1, w.livePerConnectionBytes), 'B', 0, 'lower'),
+      );
+      figures[`${prefix}_idle_rss_growth_per_connection`] = compare(
         one(Math.max(1, m.rssPerConnectionBytes), 'B', 0, 'lower'),
         'ws library',
         one(Math.max(1, w.rssPerConnectionBytes), 'B', 0, 'lower'),
@@ -101,7 +106,7 @@ const benchmark: Benchmark = {
         `=> ${label(shape)} x ${fmt(connections)}: mds ${fmt(m.framesPerS)} frames/s = ${(m.framesPerS / w.framesPerS).toFixed(2)}x ws (${fmt(w.framesPerS)})` +
           (ceiling ? `, ${((100 * m.framesPerS) / ceiling.framesPerS).toFixed(0)}% of bare uWS (${fmt(ceiling.framesPerS)})` : '') +
           `; at ${fmt(same.rate)} events/s p99 ${ms(same.p99Ms)} ms vs ws ${ms(w.half.p99Ms)} ms; at half its load (${fmt(m.half.framesPerS)} frames/s) p99 ${ms(m.half.p99Ms)} ms; ` +
-          `idle ${fmt(m.rssPerConnectionBytes)} B/conn vs ws ${fmt(w.rssPerConnectionBytes)} B`,
+          `idle ${fmt(m.livePerConnectionBytes)} B/conn live vs ws ${fmt(w.livePerConnectionBytes)} B (RSS growth ${fmt(m.rssPerConnectionBytes)} vs ${fmt(w.rssPerConnectionBytes)} B)`,
       );
     }
     const groups = (['one-topic', 'ten-pools'] as Shape[]).flatMap((shape) => sizes.connections.map((connections) => ({ shape, connections })));
