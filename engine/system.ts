@@ -81,6 +81,7 @@ export class Engine {
   /** Where live frames go (the WebSocket transport attaches itself). */
   private topicSink: TopicSink = NO_TOPICS;
   private readonly appliedListeners: Array<(events: readonly IngestEvent[]) => void> = [];
+  private readonly research: ResearchFeed;
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
   private state: EngineStatus['status'] = 'starting';
@@ -140,8 +141,7 @@ export class Engine {
       share(),
     );
     this.query = this.createQuery();
-    // The research read models (token search, pool list) follow every applied batch, replay included.
-    this.onApplied((events) => this.query.research!.onApplied(events));
+    this.research = this.query.research!;
   }
 
   /** Replays the log after the last checkpoint into the actors, then serves. */
@@ -151,9 +151,10 @@ export class Engine {
     this.clock.observe(this.latestAt);
     let replayed = 0;
     let replayedEvents: IngestEvent[] = [];
+    const listening = this.appliedListeners.length > 0;
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
       this.apply(seq, event);
-      replayedEvents.push(event);
+      if (listening) replayedEvents.push(event);
       if (replayedEvents.length === 4096) {
         this.notifyApplied(replayedEvents);
         replayedEvents = [];
@@ -174,15 +175,21 @@ export class Engine {
   }
 
   private applyBatch(batch: CommittedBatch): void {
-    const events = batch.events;
+    // Events are applied one at a time as they are parsed (CommittedBatch.each); the
+    // batch's array is made only for onApplied listeners (embedders), if any.
+    const applied: IngestEvent[] | null = this.appliedListeners.length ? [] : null;
+    const firstSeq = batch.firstSeq;
     const now = performance.now();
     for (const host of this.hosts) host.batch(now);
     try {
-      for (let i = 0; i < events.length; i++) this.apply(batch.firstSeq + i, events[i]!);
+      batch.each((event, i) => {
+        this.apply(firstSeq + i, event);
+        applied?.push(event);
+      });
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
-    this.notifyApplied(events);
+    if (applied) this.notifyApplied(applied);
     if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
   }
 
@@ -240,6 +247,8 @@ export class Engine {
     this.clock.observe(at);
     for (const host of this.hosts) host.deliver(event, seq);
     this.appliedSeq = seq;
+    // The research read models (token search, pool list) follow every applied event, replay included.
+    this.research.onEvent(event);
   }
 
   /** The embedded API: resolves once the event's outcome is durable. */

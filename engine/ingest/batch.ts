@@ -45,6 +45,32 @@ export class CommittedBatch {
     return this.known.length;
   }
 
+  /**
+   * Calls `fn` with each event in seq order. Lines with no object are parsed as they
+   * come and kept nowhere: an event applied this way is garbage before the next
+   * young-generation GC in most cases, where the parsed `events` of a whole batch lived
+   * through it, got copied, and often promoted (most of what the engine's scavenges
+   * copied). Uses `events` once something has parsed them.
+   */
+  each(fn: (event: IngestEvent, i: number) => void): void {
+    const known = this.known;
+    const events = this.parsed ?? (known.every(isKnown) ? (known as IngestEvent[]) : null);
+    if (events) {
+      for (let i = 0; i < events.length; i++) fn(events[i]!, i);
+      return;
+    }
+    const bytes = this.bytes;
+    const end = bytes.length;
+    let start = 0;
+    for (let i = 0; i < known.length && start < end; i++) {
+      let nl = bytes.indexOf(NEWLINE, start);
+      if (nl === -1) nl = end;
+      const event = known[i];
+      fn(event === undefined ? (JSON.parse(bytes.toString('utf8', start, nl)) as IngestEvent) : event, i);
+      start = nl + 1;
+    }
+  }
+
   get events(): IngestEvent[] {
     if (this.parsed) return this.parsed;
     const known = this.known;
@@ -66,3 +92,5 @@ export class CommittedBatch {
     return this.parsed;
   }
 }
+
+const isKnown = (e: IngestEvent | undefined) => e !== undefined;

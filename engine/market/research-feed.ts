@@ -16,7 +16,7 @@ import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrice
  * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,
  * fed from the engine's applied events.
  *
- * Flow: `onApplied` (every applied batch, start-up replay included) marks the pools
+ * Flow: `onEvent` (every applied event, start-up replay included) marks the pools
  * and tokens an event touches as dirty: a few Set insertions per event, nothing else
  * on the ingest path. `refresh` recomputes dirty records from actor state: on a
  * timer, a bounded slice of time per tick, and fully before every query and every
@@ -101,32 +101,29 @@ export class ResearchFeed {
     if (!this.poolTokens.has(pool)) this.poolTokens.set(pool, quote in KNOWN_MINTS ? [base] : [base, quote]);
   }
 
-  /** Marks what a batch of applied events touched; see the file comment. Cheap: it runs on the ingest path. */
-  onApplied(events: readonly IngestEvent[]): void {
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      switch (e.type) {
-        case 'swap':
-          this.touchPool(e.pool_address);
-          break;
-        case 'pool':
-          this.linkPool(e.pool_address, e.base_address, e.quote_address);
-          this.touchPool(e.pool_address);
-          break;
-        case 'token':
-          this.dirtyTokens.add(e.token_address);
-          break;
-        case 'migration':
-          this.dirtyTokens.add(e.token_address);
-          this.touchPool(e.from_pool_address);
-          this.touchPool(e.to_pool_address);
-          break;
-        case 'quote_price':
-          if (e.quote_address in KNOWN_MINTS) for (const token of this.multiQuote) this.dirtyTokens.add(token);
-          break;
-        default:
-          break;
-      }
+  /** Marks what an applied event touched; see the file comment. Cheap: it runs on the ingest path. */
+  onEvent(e: IngestEvent): void {
+    switch (e.type) {
+      case 'swap':
+        this.touchPool(e.pool_address);
+        break;
+      case 'pool':
+        this.linkPool(e.pool_address, e.base_address, e.quote_address);
+        this.touchPool(e.pool_address);
+        break;
+      case 'token':
+        this.dirtyTokens.add(e.token_address);
+        break;
+      case 'migration':
+        this.dirtyTokens.add(e.token_address);
+        this.touchPool(e.from_pool_address);
+        this.touchPool(e.to_pool_address);
+        break;
+      case 'quote_price':
+        if (e.quote_address in KNOWN_MINTS) for (const token of this.multiQuote) this.dirtyTokens.add(token);
+        break;
+      default:
+        break;
     }
   }
 

@@ -9,7 +9,7 @@ import type { Storage } from '../../storage/lmdb.ts';
  *
  * Why persist rather than rebuild: at start-up the engine replays only the log after
  * its checkpoint, so tokens and pools that were quiet before it are never seen by
- * `onApplied`. Rebuilding them would mean decoding every actor snapshot (a pool's
+ * `onEvent`. Rebuilding them would mean decoding every actor snapshot (a pool's
  * carries its candles and windows: kilobytes) and activating every actor. These
  * records are ~150 bytes each and hold only numbers that follow from events (no
  * USD values at the current price, nothing that decays with time), so a record

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { CommittedBatch } from '../../../engine/ingest/batch.ts';
+import type { IngestEvent } from '../../../engine/ingest/events.ts';
+
+const line = (i: number) => JSON.stringify({ type: 'quote_price', quote_address: `q${i}`, price_usd: 100 + i, at: i });
+
+describe('CommittedBatch', () => {
+  it('gives each event in order, parsing the lines it holds no object for, as `events` does', () => {
+    const object = { type: 'quote_price', quote_address: 'object', price_usd: 1, at: 9 } as IngestEvent;
+    const bytes = Buffer.from(`${line(0)}\n${line(1)}\n${line(2)}\n`);
+    const batch = new CommittedBatch(7, bytes, [undefined, object, undefined]);
+    const seen: Array<[number, unknown]> = [];
+    batch.each((event, i) => seen.push([i, event]));
+    expect(seen).toEqual([
+      [0, JSON.parse(line(0))],
+      [1, object],
+      [2, JSON.parse(line(2))],
+    ]);
+    expect(seen[1]![1]).toBe(object);
+    expect(batch.events).toEqual(seen.map(([, e]) => e));
+    // Once parsed, the same objects.
+    const again: unknown[] = [];
+    batch.each((event) => again.push(event));
+    expect(again.every((e, i) => e === batch.events[i])).toBe(true);
+  });
+
+  it('reads a last line without its newline', () => {
+    const batch = new CommittedBatch(1, Buffer.from(`${line(0)}\n${line(1)}`), [undefined, undefined]);
+    const seen: unknown[] = [];
+    batch.each((event) => seen.push(event));
+    expect(seen).toEqual([JSON.parse(line(0)), JSON.parse(line(1))]);
+  });
+});
