@@ -81,7 +81,7 @@ export function probeEngine(engine: Engine): StageProbe {
     next(b);
     if (on) {
       applyMs.push(performance.now() - t);
-      batchEvents.push(b.events.length);
+      batchEvents.push(b.count);
     }
     current = null;
   };
