@@ -1,4 +1,4 @@
-import { Observable, Subscription, concatMap, from, map, share } from 'rxjs';
+import { Observable, Subject, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { CandlesRepo } from '../storage/candles.repo.ts';
@@ -66,6 +66,7 @@ export class Engine {
   private readonly hostsByKind = new Map<string, ActorHost<any>>();
   /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
   readonly events$: Observable<StampedEvent>;
+  private readonly stamped = new Subject<StampedEvent>();
   readonly query: Query;
   private readonly quotePrices: ActorHost<QuotePriceState>;
   readonly tokens: ActorHost<TokenState>;
@@ -108,6 +109,7 @@ export class Engine {
       clock: this.clock,
       metrics: this.metrics,
       deadLetter: this.gate.deadLetter.bind(this.gate),
+      history: (fromSeq: number, toSeq: number) => this.gate.history(fromSeq, toSeq),
       idleMs: options.config.actors.idleMs,
       restartsMax: options.config.actors.restartsMax,
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
@@ -134,12 +136,10 @@ export class Engine {
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
     // The engine applies each committed batch in a plain loop (no per-event objects or
-    // operators on the hot path); embedders get the same events, flattened, on events$.
+    // operators on the hot path); embedders get the same events on events$, once the
+    // batch is applied, and only while someone subscribes.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applyBatch(batch)));
-    this.events$ = this.gate.committed$.pipe(
-      concatMap((batch: CommittedBatch) => from(batch.events).pipe(map((event, i) => ({ seq: batch.firstSeq + i, event })))),
-      share(),
-    );
+    this.events$ = this.stamped.asObservable();
     this.query = this.createQuery();
     this.research = this.query.research!;
   }
@@ -176,20 +176,22 @@ export class Engine {
 
   private applyBatch(batch: CommittedBatch): void {
     // Events are applied one at a time as they are parsed (CommittedBatch.each); the
-    // batch's array is made only for onApplied listeners (embedders), if any.
-    const applied: IngestEvent[] | null = this.appliedListeners.length ? [] : null;
+    // batch's events are kept (parsed once) only for embedders: onApplied listeners and
+    // events$ subscribers.
+    const listening = this.appliedListeners.length > 0;
+    const events = listening || this.stamped.observed ? batch.events : null;
     const firstSeq = batch.firstSeq;
     const now = performance.now();
     for (const host of this.hosts) host.batch(now);
     try {
-      batch.each((event, i) => {
-        this.apply(firstSeq + i, event);
-        applied?.push(event);
-      });
+      batch.each((event, i) => this.apply(firstSeq + i, event));
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
-    if (applied) this.notifyApplied(applied);
+    if (events) {
+      if (listening) this.notifyApplied(events);
+      if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
+    }
     if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
   }
 

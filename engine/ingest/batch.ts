@@ -59,36 +59,22 @@ export class CommittedBatch {
       for (let i = 0; i < events.length; i++) fn(events[i]!, i);
       return;
     }
-    const bytes = this.bytes;
-    const end = bytes.length;
-    let start = 0;
-    for (let i = 0; i < known.length && start < end; i++) {
-      let nl = bytes.indexOf(NEWLINE, start);
-      if (nl === -1) nl = end;
+    let i = 0;
+    for (const line of logLines(this.bytes)) {
       const event = known[i];
-      fn(event === undefined ? (JSON.parse(bytes.toString('utf8', start, nl)) as IngestEvent) : event, i);
-      start = nl + 1;
+      fn(event === undefined ? (JSON.parse(line) as IngestEvent) : event, i++);
     }
   }
 
+  /** Every event, parsed once and kept (for consumers that need them all at once). */
   get events(): IngestEvent[] {
-    if (this.parsed) return this.parsed;
-    const known = this.known;
-    let complete = true;
-    for (let i = 0; i < known.length; i++) {
-      if (known[i] === undefined) {
-        complete = false;
-        break;
-      }
+    if (!this.parsed) {
+      const known = this.known;
+      this.each((event, i) => {
+        known[i] = event;
+      });
+      this.parsed = known as IngestEvent[];
     }
-    if (!complete) {
-      let i = 0;
-      for (const line of logLines(this.bytes)) {
-        if (known[i] === undefined) known[i] = JSON.parse(line) as IngestEvent;
-        i++;
-      }
-    }
-    this.parsed = known as IngestEvent[];
     return this.parsed;
   }
 }

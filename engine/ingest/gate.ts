@@ -70,6 +70,12 @@ export class IngestGate implements IngestSink {
   private readonly unknownTypesLogged = new Set<string>();
   /** A failed ingest-log write: nothing after it is acknowledged. */
   private failure: Error | null = null;
+  /**
+   * Batches released to the actors and not yet durable, in seq order: LMDB reads do not
+   * show a batch before its commit, and a rebuild must replay what the actors saw (history).
+   * Bytes only, no parsed events (those held until the fsync cost GC time; see writeOpenBatch).
+   */
+  private readonly released: Array<{ firstSeq: number; bytes: Buffer }> = [];
 
   constructor(options: GateOptions) {
     this.storage = options.storage;
@@ -170,6 +176,22 @@ export class IngestGate implements IngestSink {
   flush(): Promise<void> {
     if (this.open) this.writeOpenBatch();
     return this.lastDurable.then(() => this.throwIfFailed());
+  }
+
+  /**
+   * Events from `fromSeq` to `toSeq` (inclusive), in seq order, as the actors saw them:
+   * the committed log, then the batches released to the actors but not durable yet. A
+   * batch that commits meanwhile stays in `released` until durable (by then LMDB reads
+   * show it), so the log is read only below the first released seq and nothing comes twice.
+   */
+  *history(fromSeq: number, toSeq = Number.MAX_SAFE_INTEGER): Generator<{ seq: number; event: IngestEvent }> {
+    const released = this.released.slice(); // as of the first next(): later settles do not shift it
+    const logEnd = released.length ? Math.min(toSeq, released[0]!.firstSeq - 1) : toSeq;
+    if (fromSeq <= logEnd) yield* readLog(this.storage, fromSeq, logEnd);
+    for (const batch of released) {
+      if (batch.firstSeq > toSeq) return;
+      yield* batchEvents(batch.firstSeq, batch.bytes, fromSeq, toSeq);
+    }
   }
 
   /** Writes a rejected event to dead letters; used by the gate, sources and supervisors. */
@@ -327,9 +349,20 @@ export class IngestGate implements IngestSink {
     // and get copied and promoted (most of the engine's GC time, when they were).
     const events = batch.events;
     batch.events = [];
-    queueMicrotask(() => this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events)));
+    const logged = { firstSeq: batch.firstSeq, bytes };
+    queueMicrotask(() => {
+      this.released.push(logged);
+      this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events));
+    });
+    // Settles in write order, so `logged` is the first one left in all but odd cases.
+    // A failed batch leaves too: the log never holds it, and nothing after it is acknowledged.
+    const settled = () => {
+      const i = this.released.indexOf(logged);
+      if (i >= 0) this.released.splice(i, 1);
+    };
     const durable = Promise.all([write, whenFlushed(write)]).then(
       () => {
+        settled();
         this.identities.markDurable(batch.firstSeq);
         for (const [mint] of batch.mints) this.pendingMints.delete(mint);
         this.inFlight--;
@@ -341,6 +374,7 @@ export class IngestGate implements IngestSink {
         }
       },
       (err: Error) => {
+        settled();
         batch.rejectDurable(err);
         throw err;
       },
@@ -365,12 +399,15 @@ export function* readLog(storage: Storage, fromSeq: number, toSeq = Number.MAX_S
   let start = fromSeq;
   // The batch holding fromSeq starts at or before it.
   for (const key of storage.ingestLog.getKeys({ start: fromSeq, reverse: true, limit: 1 })) start = key;
-  for (const { key, value } of storage.ingestLog.getRange({ start, end: toSeq + 1 })) {
-    let seq = key;
-    for (const line of logLines(logBytes(value))) {
-      if (seq > toSeq) return;
-      if (seq >= fromSeq) yield { seq, event: JSON.parse(line) as IngestEvent };
-      seq++;
-    }
+  for (const { key, value } of storage.ingestLog.getRange({ start, end: toSeq + 1 })) yield* batchEvents(key, logBytes(value), fromSeq, toSeq);
+}
+
+/** Events of one log batch (its first seq and NDJSON bytes) from `fromSeq` to `toSeq`. */
+function* batchEvents(firstSeq: number, bytes: Uint8Array, fromSeq: number, toSeq: number): Generator<{ seq: number; event: IngestEvent }> {
+  let seq = firstSeq;
+  for (const line of logLines(bytes)) {
+    if (seq > toSeq) return;
+    if (seq >= fromSeq) yield { seq, event: JSON.parse(line) as IngestEvent };
+    seq++;
   }
 }

@@ -2,7 +2,6 @@ import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMa
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
-import { readLog } from '../ingest/gate.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Snapshot, Storage } from '../../storage/lmdb.ts';
 import type { ActorBehavior, ActorContext } from './behavior.ts';
@@ -39,6 +38,11 @@ export interface HostOptions {
   /** Reads an actor of any kind (the engine's registry of hosts). */
   read: ActorContext['read'];
   deadLetter: DeadLetterWriter;
+  /**
+   * Events from `fromSeq` to `toSeq` as the actors saw them, committed or not (the
+   * gate's history): a rebuild replays from here, since LMDB shows only committed batches.
+   */
+  history: (fromSeq: number, toSeq: number) => Iterable<{ seq: number; event: IngestEvent }>;
   idleMs: number;
   restartsMax: number;
   /** The window restartsMax counts over. */
@@ -61,6 +65,11 @@ export class ActorHost<S> {
    * async put before its commit, so activation takes them from here meanwhile.
    */
   private readonly inTransit = new Map<string, { resident: Resident<S>; write: Promise<boolean> }>();
+  /**
+   * Poison marks put but not committed: a rebuild before their commit must skip those
+   * events too (replaying one would throw out of the rebuild, past the supervisor).
+   */
+  private readonly poisonPending = new Set<string>();
   private readonly ctx: ActorContext;
   private readonly initialSupervision: AnyMachineSnapshot;
   private readonly initialLifecycle: AnyMachineSnapshot | null;
@@ -296,8 +305,8 @@ export class ActorHost<S> {
   }
 
   /**
-   * The actor threw on `event`: rebuild it from its last snapshot plus the log before
-   * `seq` and try the event once more; if it throws again, the event goes to dead
+   * The actor threw on `event`: rebuild it from its last snapshot plus its events before
+   * `seq` (history) and try the event once more; if it throws again, the event goes to dead
    * letters and the actor goes on without it.
    */
   private recover(resident: Resident<S>, event: IngestEvent, seq: number, err: Error): void {
@@ -313,7 +322,7 @@ export class ActorHost<S> {
       return;
     }
     const poisonKey = `poison|${resident.id}|${seq}`;
-    const knownPoison = storage.meta.doesExist(poisonKey);
+    const knownPoison = this.isPoison(poisonKey);
     log.error({ actor: resident.id, seq, type: event.type, err }, knownPoison ? 'actor threw on a known poison event; skipping it' : 'actor threw; restarting from its snapshot and the log');
     this.rebuild(resident, seq);
     let poisoned = knownPoison;
@@ -324,7 +333,9 @@ export class ActorHost<S> {
         poisoned = true;
         this.rebuild(resident, seq);
         this.options.deadLetter('actor', `actor ${resident.id} threw twice: ${(again as Error).message}`, event, `actor:${resident.id}`, { seq, type: event.type });
-        storage.meta.put(poisonKey, true);
+        this.poisonPending.add(poisonKey);
+        const settle = () => this.poisonPending.delete(poisonKey);
+        storage.meta.put(poisonKey, true).then(settle, settle);
       }
     }
     if (poisoned) log.warn({ actor: resident.id, seq }, 'poison event skipped');
@@ -333,7 +344,15 @@ export class ActorHost<S> {
     resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.restored' })[0];
   }
 
-  /** Reloads the actor's last snapshot and replays its events from the log up to `beforeSeq`. */
+  private isPoison(poisonKey: string): boolean {
+    return this.poisonPending.has(poisonKey) || this.options.storage.meta.doesExist(poisonKey);
+  }
+
+  /**
+   * Reloads the actor's last committed snapshot and replays its events before `beforeSeq`.
+   * A newer snapshot still in flight (pendingWrite) is not needed: the committed one is
+   * older, and history() holds every event after it, committed or not.
+   */
   private rebuild(resident: Resident<S>, beforeSeq: number): void {
     const applying = this.applying;
     this.applying = null;
@@ -347,11 +366,11 @@ export class ActorHost<S> {
   private replay(resident: Resident<S>, beforeSeq: number): void {
     const { storage } = this.options;
     this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined);
-    for (const { seq, event } of readLog(storage, resident.seq + 1, beforeSeq - 1)) {
+    for (const { seq, event } of this.options.history(resident.seq + 1, beforeSeq - 1)) {
       const keys = this.behavior.route(event);
       const mine = typeof keys === 'string' ? keys === resident.key : keys?.includes(resident.key);
       if (!mine) continue;
-      if (storage.meta.doesExist(`poison|${resident.id}|${seq}`)) continue;
+      if (this.isPoison(`poison|${resident.id}|${seq}`)) continue;
       this.applyOne(resident, event);
     }
   }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
-import { OTHER_WALLET, REQUIRED, WSOL, base58, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { OTHER_WALLET, POOL, REQUIRED, TX, WSOL, base58, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
 
 let dirs: TempDir[] = [];
 let engines: Engine[] = [];
@@ -39,6 +39,21 @@ describe('ingest gate', () => {
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(logged(engine).map((e) => e.type)).toEqual(Object.keys(sampleEvents()));
     expect(deadLetters(engine)).toEqual([]);
+  });
+
+  it('gives embedders every applied event on events$, with its seq, once its batch is applied', async () => {
+    const engine = await open();
+    const seen: Array<{ seq: number; type: string; tradeCount: number | undefined }> = [];
+    const events = Object.values(sampleEvents());
+    const sub = engine.events$.subscribe(({ seq, event }) => {
+      // The whole batch is applied by now: the pool has its swap whichever event this is.
+      seen.push({ seq, type: event.type, tradeCount: engine.query.market!.pool(POOL)?.totals.trade_count });
+    });
+    await Promise.all(events.map((e) => engine.ingest(e)));
+    sub.unsubscribe();
+    await engine.ingest({ ...sampleEvents().swap!, tx_hash: TX.slice(0, 80) + 'AAAAAAAA' });
+    expect(seen.map((s) => [s.seq, s.type])).toEqual(events.map((e, i) => [i + 1, e.type]));
+    expect(new Set(seen.map((s) => s.tradeCount))).toEqual(new Set([1]));
   });
 
   it('applies what a check-phase callback submits before the next loop iteration begins', async () => {
