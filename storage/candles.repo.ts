@@ -63,7 +63,8 @@ export class CandlesRepo {
       }
       const startOf = (k: number) => data[CandleRows.offset(order[k]!) + START]!;
       let i = 0;
-      while (i < order.length && startOf(i) <= lastStart) last = this.mergeInto(pool, iv, rows.row(order[i++]!));
+      while (i < order.length && startOf(i) <= lastStart) i++;
+      if (i > 0) last = this.mergeLate(pool, iv, rows, order, i);
       if (i < order.length) {
         last = this.storage.candles.put([pool, iv, startOf(i)], asBinary(encodeSegment(rows, order, i)));
         lastStart = startOf(order.length - 1);
@@ -81,17 +82,39 @@ export class CandlesRepo {
     return undefined;
   }
 
-  private mergeInto(pool: string, iv: number, candle: CandleRow): Promise<unknown> {
-    const start = candle[1]!;
-    const segment = this.segmentAt(pool, iv, start);
-    // Before every segment: a segment of its own (it ends before the next one starts).
-    if (!segment) return this.storage.candles.put([pool, iv, start], [candle]);
-    const list = segment.value;
-    let at = list.length;
-    while (at > 0 && list[at - 1]![1]! > start) at--;
-    if (at > 0 && list[at - 1]![1] === start) list[at - 1] = candle;
-    else list.splice(at, 0, candle);
-    return this.storage.candles.put(segment.key as never, list);
+  /**
+   * Merges late candles (rows[order[0..count)], ascending by start) into the segments
+   * that cover them: one put per segment. The puts of this turn are not readable before
+   * they commit, so every candle bound for a segment goes into the one copy of it read
+   * here (a put per candle would keep only the last one). Same rule as TradesRepo's
+   * mergeLate.
+   */
+  private mergeLate(pool: string, iv: number, rows: CandleRows, order: readonly number[], count: number): Promise<unknown> {
+    const db = this.storage.candles;
+    let last: Promise<unknown> = Promise.resolve();
+    // The segment being filled: its first start as stored (−Infinity: none covers, a new one) and its rows.
+    let cover = NaN;
+    let key: unknown[] = [];
+    let list: CandleRow[] = [];
+    for (let k = 0; k < count; k++) {
+      const candle = rows.row(order[k]!);
+      const start = candle[1]!;
+      const segment = this.segmentAt(pool, iv, start);
+      // None: before every segment, so a segment of its own (it ends before the next one starts).
+      const id = segment ? (segment.key[2] as number) : -Infinity;
+      if (id !== cover) {
+        if (!Number.isNaN(cover)) last = db.put(key as never, list);
+        cover = id;
+        key = segment ? segment.key : [pool, iv, start];
+        list = segment ? segment.value : [];
+      }
+      let at = list.length;
+      while (at > 0 && list[at - 1]![1]! > start) at--;
+      if (at > 0 && list[at - 1]![1] === start) list[at - 1] = candle;
+      else list.splice(at, 0, candle);
+    }
+    if (!Number.isNaN(cover)) last = db.put(key as never, list);
+    return last;
   }
 
   get(pool: string, interval: CandleInterval, startAt: number): StoredCandle | undefined {

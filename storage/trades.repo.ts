@@ -63,7 +63,9 @@ export class TradesRepo {
    * Stores trades (sorted) that are all later than `persistedUpTo` as new blocks of
    * their bytes as encoded, and merges earlier ones (late arrivals) into the blocks that
    * cover them. Resolves when the transaction holding them has committed (all puts of
-   * an event turn share one).
+   * an event turn share one). One write per pool at a time (pool.actor.ts keeps to it):
+   * late trades merge into the blocks LMDB shows, and a write not yet committed is not
+   * shown, so a second one in flight would make overlapping blocks.
    */
   write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
     if (!(Number.isInteger(blockMax) && blockMax >= 1)) throw new RangeError(`blockMax must be a positive integer, not ${blockMax}`);

@@ -60,10 +60,14 @@ export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined): CandleR
 export class PoolClosedCandles implements ClosedCandleStore {
   /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
   buffer: CandleRows;
-  /** Written, not yet committed. */
-  private readonly writing = new Set<CandleRows>();
-  /** The buffer of the last write, emptied once it committed, for the next one. */
-  private spare: CandleRows | null = null;
+  /**
+   * The buffer's partner (two take turns: a new Float64Array per write cost more than the
+   * write): while `inFlight`, the candles written and not yet committed; otherwise empty,
+   * for the next write (null until the first one: most pools never write).
+   */
+  private other: CandleRows | null = null;
+  /** A write is in flight; `other` holds its candles. */
+  private inFlight = false;
   /** Newest stored start per interval, so that a write need not read it back (candles.repo.ts). */
   private readonly tails: SegmentTails = new Float64Array(INTERVAL_NAMES.length).fill(NaN);
 
@@ -81,41 +85,33 @@ export class PoolClosedCandles implements ClosedCandleStore {
     if (this.buffer.length >= WRITE_AT) this.write();
   }
 
-  /** Takes closed candles (`put`: one already buffered is replaced); writes a batch once WRITE_AT gathered. */
-  add(closed: CandleRows): void {
-    this.buffer.putAll(closed);
-    if (this.buffer.length >= WRITE_AT) this.write();
-  }
-
   /**
    * Writes everything buffered now, unless a write is still in flight: the repo places
    * candles by what LMDB shows, so writes of one pool go one after another (the buffer
    * keeps gathering meanwhile).
    */
   write(): void {
-    if (!this.repo || this.buffer.length === 0 || this.writing.size > 0) return;
+    if (!this.repo || this.buffer.length === 0 || this.inFlight) return;
     const batch = this.buffer;
-    // Two buffers take turns: a new Float64Array per write cost more than the write.
-    this.buffer = this.spare ?? new CandleRows(BUFFER_ROWS);
-    this.spare = null;
-    this.writing.add(batch);
+    this.buffer = this.other ?? new CandleRows(BUFFER_ROWS);
+    this.other = batch;
+    this.inFlight = true;
     const settle = () => {
-      this.writing.delete(batch);
+      this.inFlight = false;
       batch.clear();
-      this.spare = batch;
       if (this.buffer.length >= WRITE_AT) this.write();
     };
     this.repo.write(this.pool, batch, this.tails).then(settle, settle);
   }
 
-  /** Memory first (newest first: the buffer, then writes in flight), then LMDB. */
+  /** Memory first (newest first: the buffer, then the write in flight), then LMDB. */
   get(interval: CandleInterval, startAt: number): StoredCandle | undefined {
     const iv = intervalIndex(interval);
     const i = this.buffer.find(iv, startAt);
     if (i >= 0) return this.buffer.stored(i);
-    for (const batch of [...this.writing].reverse()) {
-      const k = batch.find(iv, startAt);
-      if (k >= 0) return batch.stored(k);
+    if (this.inFlight) {
+      const k = this.other!.find(iv, startAt);
+      if (k >= 0) return this.other!.stored(k);
     }
     return this.repo?.get(this.pool, interval, startAt);
   }
@@ -131,7 +127,8 @@ export class PoolClosedCandles implements ClosedCandleStore {
         if (rows.data[o + IV] === iv && start >= fromStartAt && start <= toStartAt) memory.push(rows.stored(i));
       }
     };
-    for (const batch of this.writing) take(batch);
+    // The write in flight first: the buffer is newer and wins below.
+    if (this.inFlight) take(this.other!);
     take(this.buffer);
     if (memory.length === 0) return stored;
     // Memory wins over LMDB for the same start_at (a late trade updated it since).

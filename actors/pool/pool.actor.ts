@@ -62,7 +62,7 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
     state.waiting.push(e);
     return;
   }
-  const { stored } = applySwap(state, e, inputs);
+  const stored = applySwap(state, e, inputs);
   if (outputs) outputs.trade(state, stored);
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
 }
@@ -119,7 +119,11 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
     beforeSnapshot(state, key) {
       // Closed candles wait in the snapshot until enough gathered for a batched write.
       state.closed.drain(state.candles);
-      if (state.unsaved.length === 0) return;
+      // One trades write per pool at a time, as for candles: the repo merges late trades
+      // into the blocks LMDB shows, and a write in flight is not shown yet (two at once
+      // made overlapping blocks). Meanwhile the trades stay in `unsaved`, and so in this
+      // snapshot; the first snapshot after the commit writes them.
+      if (state.unsaved.length === 0 || state.writing !== null) return;
       const batch = state.unsaved;
       const committed = trades.write(key, batch, state.persisted_up_to);
       const last = batch.length - 1;
@@ -127,10 +131,9 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       // The written log stays as it is (readable below) until its batch commits.
       state.unsaved = new TradeLog();
       // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
-      state.writing.push(batch);
+      state.writing = batch;
       const done = () => {
-        const i = state.writing.indexOf(batch);
-        if (i >= 0) state.writing.splice(i, 1);
+        if (state.writing === batch) state.writing = null;
       };
       committed.then(done, done);
     },
@@ -150,7 +153,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
         curveGain: new CurveGain(s.curveGain),
-        writing: [],
+        writing: null,
       };
     },
   };

@@ -76,11 +76,11 @@ export interface PoolState {
    */
   unsaved: TradeLog;
   /**
-   * Batches of trades written to the trades store whose transaction has not committed
-   * yet: LMDB shows a put only once committed, so reads take them from here meanwhile
-   * (never in a snapshot: the snapshot commits with them).
+   * The batch of trades written to the trades store whose transaction has not committed
+   * yet (one at a time, pool.actor.ts): LMDB shows a put only once committed, so reads
+   * take it from here meanwhile (never in a snapshot: the snapshot commits with it).
    */
-  writing: TradeLog[];
+  writing: TradeLog | null;
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
   /** Candles of every interval; closed ones go to `closed` and from there to LMDB. */
@@ -116,7 +116,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
       first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
     },
     unsaved: new TradeLog(),
-    writing: [],
+    writing: null,
     persisted_up_to: null,
     candles: new PoolCandles(closed),
     closed,
@@ -164,15 +164,9 @@ const posAfter = (a: [number, number, number], e: SwapEvent) =>
 /**
  * Derives the trade of a swap (INGEST.md derivations) and applies it to reserves and
  * totals. Reserves follow the latest trade by chain position, so late arrivals do not
- * move them back.
+ * move them back. Returns the record of it the trades store keeps.
  */
-/** What applySwap derived: the trade, and the record of it the trades store keeps. */
-export interface AppliedSwap {
-  trade: PoolTrade;
-  stored: StoredTrade;
-}
-
-export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): AppliedSwap {
+export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): StoredTrade {
   const baseScale = 10 ** p.baseDecimals;
   const quoteScale = 10 ** p.quoteDecimals;
   const baseAmount = Number(e.base_amount_raw) / baseScale;
@@ -199,6 +193,7 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     marketCapUsd: usd === null ? null : marketCapQuote * usd,
     quoteUsd: usd,
   };
+  const realBaseReserve = e.real_base_reserve_raw != null ? Number(e.real_base_reserve_raw) / baseScale : null;
   const lastKey = state.last_key;
   if (lastKey === null || posAfter(lastKey, e)) {
     if (lastKey === null) state.last_key = [e.slot, e.tx_index, e.event_index];
@@ -209,14 +204,14 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
     }
     state.base_reserve = baseReserve;
     state.quote_reserve = quoteReserve;
-    state.real_base_reserve = e.real_base_reserve_raw != null ? Number(e.real_base_reserve_raw) / baseScale : null;
+    state.real_base_reserve = realBaseReserve;
     state.real_quote_reserve = e.real_quote_reserve_raw != null ? Number(e.real_quote_reserve_raw) / quoteScale : null;
     state.last_trade_at = e.at;
     if (usd !== null) state.last_quote_usd = usd;
   }
   if (p.supply !== null) state.supply = p.supply;
-  if (e.real_base_reserve_raw != null && state.info?.pool_type === 'bonding_curve') {
-    state.curveGain.add(e.at, e.slot, e.tx_index, e.event_index, Number(e.real_base_reserve_raw) / baseScale);
+  if (realBaseReserve !== null && state.info?.pool_type === 'bonding_curve') {
+    state.curveGain.add(e.at, e.slot, e.tx_index, e.event_index, realBaseReserve);
   }
   const t = state.totals;
   const buy = e.side === 'buy';
@@ -250,7 +245,7 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): App
   state.candles.add(trade);
   state.windows.add(trade);
   state.distinct.add(e.wallet_address, buy);
-  return { trade, stored };
+  return stored;
 }
 
 /** Spot price after the latest trade, quote per base. */
@@ -269,7 +264,12 @@ export function curveProgress(s: PoolState): number | null {
   if (info.replaced_by_pool_address) return 0;
   const initial = info.curve_initial_real_base;
   if (!initial || s.real_base_reserve === null) return 0;
-  return Math.min(100, Math.max(0, (100 * (initial - s.real_base_reserve)) / initial));
+  return progressOf(initial, s.real_base_reserve);
+}
+
+/** Curve progress 0..100 at a real base reserve, from the reserve at launch (> 0). */
+function progressOf(initial: number, reserve: number): number {
+  return Math.min(100, Math.max(0, (100 * (initial - reserve)) / initial));
 }
 
 /**
@@ -284,7 +284,7 @@ export function curveGain5m(s: PoolState, now: number): number | null {
   if (progress === null || !info || info.replaced_by_pool_address || !info.curve_initial_real_base) return null;
   const initial = info.curve_initial_real_base;
   const reserve = s.curveGain.reserveAtWindowStart(now);
-  const before = reserve === null ? 0 : Math.min(100, Math.max(0, (100 * (initial - reserve)) / initial));
+  const before = reserve === null ? 0 : progressOf(initial, reserve);
   return progress - before;
 }
 

@@ -178,8 +178,9 @@ export class TradeLog implements EncodedTrades {
       const j = STRIDE * i;
       let p = pos + 1;
       for (let k = 0; k < 4; k++) {
-        index[j + k] = readNumberAt(bytes, p);
-        p = skipValue(bytes, p);
+        const next = skipValue(bytes, p);
+        index[j + k] = readNumberAt(bytes, p, next);
+        p = next;
       }
       log.length = i + 1;
       if (i > 0 && log.compareAt(i - 1, index.subarray(j, j + 4)) > 0) {
@@ -318,7 +319,7 @@ function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
   const t = new Array(12) as unknown[];
   for (let k = 0; k < 12; k++) {
     const next = skipValue(b, pos);
-    t[k] = readValueAt(b, pos);
+    t[k] = readValueAt(b, pos, next);
     pos = next;
   }
   if (pos !== end) throw new Error(`trade log: a trade ends at ${pos}, not ${end}`);
@@ -352,42 +353,21 @@ function skipValue(b: Buffer, pos: number): number {
   return end;
 }
 
-function readNumberAt(b: Buffer, pos: number): number {
-  const v = readValueAt(b, pos);
+function readNumberAt(b: Buffer, pos: number, end: number): number {
+  const v = readValueAt(b, pos, end);
   if (typeof v !== 'number') throw new Error(`trade log: a trade position holds ${v === null ? 'null' : typeof v} at ${pos}`);
   return v;
 }
 
-/** The value at `pos`; bounds already checked by skipValue. */
-function readValueAt(b: Buffer, pos: number): number | string | null {
+/** The value at `pos`, ending at `end` (skipValue's answer, which admitted only these forms). */
+function readValueAt(b: Buffer, pos: number, end: number): number | string | null {
   const h = b[pos]!;
   if (h < 0x80) return h;
   if (h >= 0xe0) return h - 0x100;
-  if (h >= 0xa0 && h < 0xc0) return b.toString('utf8', pos + 1, pos + 1 + (h & 0x1f));
-  switch (h) {
-    case 0xc0:
-      return null;
-    case 0xcc:
-      return b[pos + 1]!;
-    case 0xcd:
-      return b.readUInt16BE(pos + 1);
-    case 0xce:
-      return b.readUInt32BE(pos + 1);
-    case 0xd0:
-      return b.readInt8(pos + 1);
-    case 0xd1:
-      return b.readInt16BE(pos + 1);
-    case 0xd2:
-      return b.readInt32BE(pos + 1);
-    case 0xcb:
-      return b.readDoubleBE(pos + 1);
-    case 0xd9:
-      return b.toString('utf8', pos + 2, pos + 2 + b[pos + 1]!);
-    case 0xda:
-      return b.toString('utf8', pos + 3, pos + 3 + b.readUInt16BE(pos + 1));
-    case 0xdb:
-      return b.toString('utf8', pos + 5, pos + 5 + b.readUInt32BE(pos + 1));
-    default:
-      throw new Error(`trade log: unexpected msgpack byte 0x${h.toString(16)} at ${pos}`);
-  }
+  if (h === 0xc0) return null;
+  if (h === 0xcb) return b.readDoubleBE(pos + 1);
+  if (h >= 0xcc && h <= 0xce) return b.readUIntBE(pos + 1, end - pos - 1);
+  if (h >= 0xd0 && h <= 0xd2) return b.readIntBE(pos + 1, end - pos - 1);
+  // A string after its header: fixstr 1 byte, str8 2, str16 3, str32 5.
+  return b.toString('utf8', pos + (h < 0xc0 ? 1 : h === 0xd9 ? 2 : h === 0xda ? 3 : 5), end);
 }

@@ -30,8 +30,8 @@ export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | u
   };
   if (state) collect(state.unsaved);
   // Written but not yet committed: LMDB does not show them yet (pool.actor.ts).
-  if (state && state.writing.length > 0) {
-    for (const batch of state.writing) collect(batch);
+  if (state?.writing) {
+    collect(state.writing);
     memory.sort(compareStored);
   }
   if (!asc) memory.reverse();

@@ -1,28 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoredCandle } from '../../actors/pool/candles.ts';
 import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
 import { CandleRows } from '../../actors/pool/candle-rows.ts';
 import { PoolClosedCandles, WRITE_AT } from '../../actors/pool/closed-candles.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
-import { openStorage, type Storage } from '../../storage/lmdb.ts';
-import { tempDir, type TempDir } from '../helpers/fixtures.ts';
+import type { Storage } from '../../storage/lmdb.ts';
+import { rng, useTempStorage } from '../helpers/fixtures.ts';
 
 /** A 16-number candle row (no USD tracks; interval 0 = 1s, 2 = 1m) with a recognizable close. */
 const candle = (interval: '1s' | '1m', start: number, close = start): CandleRow => [interval === '1s' ? 0 : 2, start, 1, 0, 1, 0, 1, 1, 1, close, 1, 1, 1, close, 1, 0];
 const starts = (list: StoredCandle[]) => list.map((c) => c[1]);
 const rows = (list: CandleRow[]) => CandleRows.fromRows(list);
+const closes = (list: StoredCandle[]) => list.map((c) => `${c[1]}:${c[9]}`);
+const keys = (storage: Storage, pool: string) => [...storage.candles.getKeys({ start: [pool], end: [`${pool}\u0000`] })];
 
-let dir: TempDir;
+const temp = useTempStorage();
 let storage: Storage;
 let repo: CandlesRepo;
 beforeEach(() => {
-  dir = tempDir();
-  storage = openStorage(dir.path);
+  storage = temp.storage;
   repo = new CandlesRepo(storage);
-});
-afterEach(async () => {
-  await storage.close();
-  dir.cleanup();
 });
 
 describe('CandlesRepo segments', () => {
@@ -83,17 +80,106 @@ describe('CandlesRepo segment tails', () => {
 describe('PoolClosedCandles', () => {
   it('buffers closed candles until WRITE_AT, reads through memory and LMDB alike', async () => {
     const closed = new PoolClosedCandles('P', repo);
-    closed.add(rows(Array.from({ length: WRITE_AT - 1 }, (_, i) => candle('1s', i * 1_000))));
+    closed.buffer.putAll(rows(Array.from({ length: WRITE_AT - 1 }, (_, i) => candle('1s', i * 1_000))));
     expect(closed.buffer.length).toBe(WRITE_AT - 1);
-    closed.add(rows([candle('1s', 0, 7)])); // an update of a buffered candle, not a new one
+    closed.buffer.putAll(rows([candle('1s', 0, 7)])); // an update of a buffered candle, not a new one
     expect(closed.buffer.length).toBe(WRITE_AT - 1);
     expect(closed.get('1s', 0)![9]).toBe(7);
-    closed.add(rows([candle('1s', (WRITE_AT - 1) * 1_000)]));
+    closed.buffer.putAll(rows([candle('1s', (WRITE_AT - 1) * 1_000)]));
+    closed.write();
     expect(closed.buffer.length).toBe(0);
     // Readable while the write is in flight, and after it committed.
     expect(starts(closed.read('1s', 0, 1e9, 3))).toEqual([(WRITE_AT - 3) * 1_000, (WRITE_AT - 2) * 1_000, (WRITE_AT - 1) * 1_000]);
     await storage.meta.put('sync', 1);
     expect(starts(repo.read('P', '1s', 0, 1e9, 1_000)).length).toBe(WRITE_AT);
     expect(closed.get('1s', 0)![9]).toBe(7);
+  });
+
+  it('takes one write at a time: candles gathered meanwhile wait, newer ones win in reads, and go out after the commit', async () => {
+    const closed = new PoolClosedCandles('P', repo);
+    const settled = async () => {
+      await storage.candles.committed;
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    closed.buffer.putAll(rows([candle('1s', 1_000), candle('1s', 2_000)]));
+    closed.write();
+    const inFlight = [1_000, 2_000];
+    expect(closed.buffer.length).toBe(0);
+    // In flight: a newer version of one of its candles, and a new one; a second write waits.
+    closed.buffer.putAll(rows([candle('1s', 2_000, 22), candle('1s', 3_000)]));
+    closed.write();
+    expect(closed.buffer.length).toBe(2);
+    expect(repo.read('P', '1s', 0, 1e9, 100)).toEqual([]);
+    expect(closed.get('1s', 1_000)![9]).toBe(1_000);
+    expect(closed.get('1s', 2_000)![9]).toBe(22);
+    expect(closed.read('1s', 0, 1e9, 100).map((c) => `${c[1]}:${c[9]}`)).toEqual(['1000:1000', '2000:22', '3000:3000']);
+    await settled();
+    expect(starts(repo.read('P', '1s', 0, 1e9, 100))).toEqual(inFlight);
+    expect(closed.get('1s', 2_000)![9]).toBe(22);
+    closed.write();
+    expect(closed.buffer.length).toBe(0);
+    await settled();
+    expect(repo.read('P', '1s', 0, 1e9, 100).map((c) => `${c[1]}:${c[9]}`)).toEqual(['1000:1000', '2000:22', '3000:3000']);
+    expect(closed.read('1s', 0, 1e9, 2).map((c) => c[1])).toEqual([2_000, 3_000]);
+    // Nothing buffered: nothing to write.
+    closed.write();
+    expect(closed.get('1s', 3_000)![9]).toBe(3_000);
+  });
+});
+
+describe('CandlesRepo: several late candles in one write', () => {
+  it('keeps every update of candles that share a stored segment', async () => {
+    await repo.write('P', rows([candle('1s', 1_000), candle('1s', 2_000), candle('1s', 3_000)]));
+    await repo.write('P', rows([candle('1s', 1_000, 11), candle('1s', 3_000, 33)]));
+    expect(closes(repo.read('P', '1s', 0, 1e9, 100))).toEqual(['1000:11', '2000:2000', '3000:33']);
+    expect(keys(storage, 'P')).toEqual([['P', 0, 1_000]]);
+  });
+
+  it('merges late candles spread over segments, before every segment and beside new ones, one put per segment', async () => {
+    await repo.write('P', rows([candle('1s', 1_000), candle('1s', 3_000)]));
+    await repo.write('P', rows([candle('1s', 5_000), candle('1s', 7_000)]));
+    await repo.write('P', rows([candle('1m', 60_000)]));
+    await repo.write(
+      'P',
+      rows([
+        candle('1s', 200, 2), candle('1s', 400, 4), // before every segment: one new segment for both
+        candle('1s', 2_000, 20), candle('1s', 3_000, 30), candle('1s', 1_000, 10), // first segment, one replaced twice over
+        candle('1s', 6_000, 60), candle('1s', 7_000, 70), candle('1s', 5_500, 55), // second segment
+        candle('1s', 9_000, 90), // new, after the tail
+        candle('1m', 60_000, 6), // the other interval's only candle, updated
+      ]),
+    );
+    expect(closes(repo.read('P', '1s', 0, 1e9, 100))).toEqual([
+      '200:2', '400:4', '1000:10', '2000:20', '3000:30', '5000:5000', '5500:55', '6000:60', '7000:70', '9000:90',
+    ]);
+    expect(closes(repo.read('P', '1m', 0, 1e9, 100))).toEqual(['60000:6']);
+    expect(keys(storage, 'P')).toEqual([['P', 0, 200], ['P', 0, 1_000], ['P', 0, 5_000], ['P', 0, 9_000], ['P', 2, 60_000]]);
+  });
+
+  it('agrees with a plain map of start → close over random writes of new and late candles', async () => {
+    const random = rng(9_001);
+    const tails = new Float64Array(7).fill(NaN);
+    const model = new Map<number, number>();
+    let next = 10_000;
+    for (let w = 0; w < 40; w++) {
+      const batch = new Map<number, number>();
+      // Late updates of stored candles, a few earlier than everything, and new ones.
+      const known = [...model.keys()];
+      for (let k = 0, n = Math.floor(random() * 6); k < n && known.length > 0; k++) batch.set(known[Math.floor(random() * known.length)]!, w * 100 + k);
+      if (random() < 0.2) batch.set(Math.floor(random() * 10_000), w * 100 + 50);
+      for (let k = 0, n = Math.floor(random() * 4); k < n; k++) batch.set((next += 1_000), w * 100 + 60 + k);
+      if (batch.size === 0) continue;
+      await repo.write('P', rows([...batch].map(([start, close]) => candle('1s', start, close))), tails);
+      for (const [start, close] of batch) model.set(start, close);
+    }
+    const expected = [...model].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}:${c}`);
+    expect(closes(repo.read('P', '1s', 0, 1e12, 10_000))).toEqual(expected);
+    // Segments never overlap: each ends before the next begins.
+    let previousEnd = -Infinity;
+    for (const { value } of storage.candles.getRange({ start: ['P', 0], end: ['P', 1] })) {
+      const list = value as CandleRow[];
+      expect(list[0]![1]!).toBeGreaterThan(previousEnd);
+      previousEnd = list[list.length - 1]![1]!;
+    }
   });
 });

@@ -1,12 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
-import { initialPool, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { applyPool, applySwap, curveProgress, initialPool, type PoolState } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades } from '../../engine/market/trades.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
-import { openStorage, type Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/lmdb.ts';
 import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { base58, rng, tempDir, type TempDir } from '../helpers/fixtures.ts';
+import { base58, rng, useTempStorage } from '../helpers/fixtures.ts';
 
 const r = rng(4_242);
 const WALLET = base58(r, 44);
@@ -47,17 +47,13 @@ function edgeTrades(): StoredTrade[] {
   return out;
 }
 
-let dir: TempDir;
+// All tests but two (spread over every describe) read or write LMDB: one store per test, file-wide.
+const temp = useTempStorage();
 let storage: Storage;
 let repo: TradesRepo;
 beforeEach(() => {
-  dir = tempDir();
-  storage = openStorage(dir.path);
+  storage = temp.storage;
   repo = new TradesRepo(storage);
-});
-afterEach(async () => {
-  await storage.close();
-  dir.cleanup();
 });
 
 describe('TradeLog encoding', () => {
@@ -178,7 +174,7 @@ describe('pool snapshot and checkpoint', () => {
     expect(snap).not.toHaveProperty('writing');
     const back = b.fromSnapshot!(await through(snap)) as PoolState;
     expect([...back.unsaved].map(bySign)).toEqual(input.map(bySign));
-    expect(back.writing).toEqual([]);
+    expect(back.writing).toBeNull();
     back.unsaved.insert(trade(0));
     expect(back.unsaved.decode(0)).toEqual(trade(0));
 
@@ -207,14 +203,14 @@ describe('pool snapshot and checkpoint', () => {
     const list = () => [...poolTrades(repo, 'P', state, window)].map((t) => t[0]);
     b.beforeSnapshot!(state, 'P');
     expect(state.unsaved.length).toBe(0);
-    expect(state.writing).toHaveLength(1);
+    expect(state.writing?.length).toBe(40);
     expect(state.persisted_up_to).toEqual([1_039, 1, 0, 0]);
     // Not committed yet: only memory has them.
     expect([...repo.read('P', window)]).toEqual([]);
     expect(list()).toHaveLength(40);
     await storage.trades.committed;
     await new Promise((resolve) => setImmediate(resolve));
-    expect(state.writing).toHaveLength(0);
+    expect(state.writing).toBeNull();
     expect(list()).toHaveLength(40);
     // A late trade and a new one: merged into the stored block, and a block of its own.
     state.unsaved.insert(trade(2_000));
@@ -239,12 +235,78 @@ describe('pool snapshot and checkpoint', () => {
     state.persisted_up_to = [190, 1, 0, 0];
     // One written log in flight that also committed (listed twice), and unsaved ones.
     const inFlight = logOf(all.slice(5, 20));
-    state.writing.push(inFlight);
+    state.writing = inFlight;
     for (const t of all.slice(20)) state.unsaved.insert(t);
     const ats = (w: Parameters<typeof poolTrades>[3]) => [...poolTrades(repo, 'P', state, w)].map((t) => t[0]);
     expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity })).toEqual(all.map((t) => t[0]));
     expect(ats({ order: 'desc', minAt: 150, maxAt: 250 })).toEqual(all.map((t) => t[0]).filter((at) => at >= 150 && at <= 250).reverse());
     expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity, after: [195, 0, 0, 0] })).toEqual(all.map((t) => t[0]).filter((at) => at >= 200));
     expect(ats({ order: 'desc', minAt: 0, maxAt: Infinity, after: [200, 1, 0, 0] })).toEqual(all.map((t) => t[0]).filter((at) => at < 200).reverse());
+  });
+});
+
+describe('one trades write per pool at a time', () => {
+  it('a snapshot while a write is in flight writes no trades, keeps them in the snapshot, and no blocks overlap', async () => {
+    const b = createPoolBehavior({ trades: repo, candles: new CandlesRepo(storage) });
+    const state = initialPool('P', new CandlesRepo(storage));
+    const window = { order: 'asc' as const, minAt: 0, maxAt: Infinity };
+    const positions = (list: Iterable<StoredTrade>) => [...list].map((t) => `${t[0]}:${t[1]}`);
+    const listed = () => positions(poolTrades(repo, 'P', state, window));
+    const settled = async () => {
+      await storage.trades.committed;
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (let i = 0; i < 40; i++) state.unsaved.insert(trade(1_000 + i));
+    b.beforeSnapshot!(state, 'P');
+    const first = state.writing;
+    expect(first?.length).toBe(40);
+    // Before that write commits: a late trade inside its range, and a new one.
+    state.unsaved.insert(trade(1_020, 2));
+    state.unsaved.insert(trade(1_050));
+    const expected = [...Array.from({ length: 21 }, (_, i) => `${1_000 + i}:1`), '1020:2', ...Array.from({ length: 19 }, (_, i) => `${1_021 + i}:1`), '1050:1'];
+    b.beforeSnapshot!(state, 'P');
+    expect(state.writing).toBe(first);
+    expect(positions(state.unsaved)).toEqual(['1020:2', '1050:1']);
+    expect(state.persisted_up_to).toEqual([1_039, 1, 0, 0]);
+    expect(listed()).toEqual(expected);
+    // The snapshot taken with it holds them: nothing is lost if the process stops here.
+    const snap = b.toSnapshot!(state);
+    await storage.snapshots.put('pool:P', { seq: 1, state: snap });
+    const back = b.fromSnapshot!((storage.snapshots.get('pool:P') as { state: unknown }).state) as PoolState;
+    expect([...back.unsaved]).toEqual([trade(1_020, 2), trade(1_050)]);
+    expect(back.persisted_up_to).toEqual([1_039, 1, 0, 0]);
+    await settled();
+    expect(state.writing).toBeNull();
+    expect(listed()).toEqual(expected);
+    // The first snapshot after the commit writes them, merged into the block LMDB now shows.
+    b.beforeSnapshot!(state, 'P');
+    expect(state.unsaved.length).toBe(0);
+    expect(state.writing?.length).toBe(2);
+    expect(state.persisted_up_to).toEqual([1_050, 1, 0, 0]);
+    expect(listed()).toEqual(expected);
+    await settled();
+    expect(state.writing).toBeNull();
+    expect(positions(repo.read('P', window))).toEqual(expected);
+    expect(listed()).toEqual(expected);
+    expect([...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([['P', 1_000, 1, 0, 0], ['P', 1_050, 1, 0, 0]]);
+  });
+});
+
+describe('applySwap', () => {
+  it('returns the trade as stored, the one it puts in unsaved, and sets the real reserve the curve progress reads', () => {
+    const state = initialPool('P');
+    applyPool(state, {
+      type: 'pool', pool_address: 'P', base_address: 'B', quote_address: 'Q', dex: 'pumpfun', pool_type: 'bonding_curve', created_at: 0,
+      curve_initial_real_base_raw: '800000000000000', slot: 1,
+    }, 6);
+    const stored = applySwap(state, {
+      type: 'swap', tx_hash: TX, slot: 7, tx_index: 2, event_index: 1, at: 5_000, pool_address: 'P', wallet_address: WALLET, side: 'sell',
+      base_amount_raw: '2000000', quote_amount_raw: '500000000', base_reserve_raw: '1000000000', quote_reserve_raw: '30000000000',
+      real_base_reserve_raw: '720000000000000', real_quote_reserve_raw: '1000000000',
+    }, { baseDecimals: 6, quoteDecimals: 9, supply: 1_000, quoteUsd: 150 });
+    expect(stored).toEqual([5_000, 7, 2, 1, 0, WALLET, 2, 0.5, 0.25, 150, 30, TX]);
+    expect(state.unsaved.decode(0)).toEqual(stored);
+    expect(state.real_base_reserve).toBe(720_000_000);
+    expect(curveProgress(state)).toBeCloseTo(10, 9);
   });
 });
