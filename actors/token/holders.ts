@@ -114,10 +114,11 @@ export class Holders {
    * (launch slot + sniper slots), -1 when unknown: tombstones of wallets first seen
    * holding up to it are kept.
    */
-  apply(wallet: string, balanceRaw: string, slot: number, earlyUntil: number): void {
+  apply(wallet: string, balanceRaw: string, slot: number, earlyUntil: number): boolean {
     const balance = Number(balanceRaw);
     if (slot > this.maxSlot) this.maxSlot = slot;
     const h = this.wallets.get(wallet);
+    const version = this.version;
     if (h === undefined) {
       this.wallets.set(wallet, { balance, slot, first: balance > 0 ? slot : NONE });
       if (balance > 0) this.holding++;
@@ -143,6 +144,7 @@ export class Holders {
       if (changed) this.version++;
     }
     if (this.zeros > this.pruneAt) this.prune(earlyUntil);
+    return this.version !== version;
   }
 
   private prune(earlyUntil: number): void {

@@ -38,10 +38,8 @@ export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFA
   initial: initialToken,
   apply(state, e) {
     if (e.type === 'balance') {
-      applyBalance(state, e, sniperSlots);
-      outputs?.holders?.(state);
-    }
-    else if (e.type === 'token') {
+      if (applyBalance(state, e, sniperSlots)) outputs?.holders?.(state);
+    } else if (e.type === 'token') {
       if (applyTokenEvent(state, e)) outputs?.metadata(state);
     } else if (e.type === 'pool') applyPoolEvent(state, e);
     else if (e.type === 'migration') applyMigration(state, e);

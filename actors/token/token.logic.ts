@@ -72,8 +72,9 @@ function earlyUntil(state: TokenState, sniperSlots: number): number {
   return state.launch?.curve ? state.launch.slot + sniperSlots : -1;
 }
 
-export function applyBalance(state: TokenState, e: BalanceEvent, sniperSlots: number): void {
-  state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state, sniperSlots));
+/** Applies a balance event; true when the holders changed (an older or repeated balance changes nothing). */
+export function applyBalance(state: TokenState, e: BalanceEvent, sniperSlots: number): boolean {
+  return state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state, sniperSlots));
 }
 
 /**

@@ -94,8 +94,8 @@ export class MarketQuery {
     const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
     const usd = this.quoteUsd(info.quote_address);
     const snapshot = snapshotOf(s, usd);
-    // The token's other pools hold some of its supply (circulating_supply).
-    const pools = base && base.pools.length > 1 ? this.tokenPools(info.base_address) : [s];
+    // The token's other pools hold some of its supply (circulating_supply); their order does not matter.
+    const pools = base && base.pools.length > 1 ? this.poolStates(base) : [s];
     return { s, info, base, usd, snapshot, totals: totalsOf(s, base, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots }), ...this.live(s, snapshot.liquidity_usd) };
   }
 
@@ -221,12 +221,21 @@ export class MarketQuery {
    * the token's main pool.
    */
   tokenPools(token: string): PoolState[] {
-    const t = this.hosts.tokens.get(token);
+    const t = this.hosts.tokens.get(token) as TokenState | undefined;
     if (!t) return [];
-    const pools = t.pools.map((p) => this.poolState(p)).filter((p): p is PoolState => p !== undefined);
-    const isBase = (p: PoolState) => (p.info!.base_address === token ? 1 : 0);
-    const value = (p: PoolState) => liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1);
-    return pools.sort((a, b) => isBase(b) - isBase(a) || value(b) - value(a) || a.pool_address.localeCompare(b.pool_address));
+    // Each pool's rank computed once, not in every comparison (a USD price lookup each).
+    const ranked = this.poolStates(t).map((p) => ({
+      p,
+      base: p.info!.base_address === token ? 1 : 0,
+      value: liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1),
+    }));
+    ranked.sort((a, b) => b.base - a.base || b.value - a.value || a.p.pool_address.localeCompare(b.p.pool_address));
+    return ranked.map((r) => r.p);
+  }
+
+  /** The token's pools that have been declared, in no particular order. */
+  private poolStates(t: TokenState): PoolState[] {
+    return t.pools.map((p) => this.poolState(p)).filter((p): p is PoolState => p !== undefined);
   }
 
   /** Whether GET /tokens/{token} knows the token (without building its overview). */

@@ -3,7 +3,10 @@ import { initialPool, applyPool } from '../../actors/pool/pool.logic.ts';
 import { DEFAULT_SNIPER_SLOTS, Holders, LATE_SLOTS } from '../../actors/token/holders.ts';
 import { tokenBehavior } from '../../actors/token/token.actor.ts';
 import { applyBalance, applyPoolEvent, applyTokenEvent, holderStats, initialToken, type TokenState } from '../../actors/token/token.logic.ts';
+import { SimulatedClock } from '../../engine/clock.ts';
+import { loadConfig } from '../../engine/config.ts';
 import type { BalanceEvent, IngestEvent, PoolEvent, TokenEvent } from '../../engine/ingest/events.ts';
+import type { ActorContext } from '../../engine/supervisor/behavior.ts';
 import { totalsOf } from '../../engine/market/views.ts';
 import { base58, rng, WSOL } from '../helpers/fixtures.ts';
 
@@ -56,13 +59,21 @@ const EXPECTED = {
   sniperRaw: 35 * M,
 };
 
+/** The token actor reads no other actor and rejects nothing; should that change, these tests say so. */
+const ctx: ActorContext = {
+  clock: new SimulatedClock(T0),
+  read: (kind, key) => {
+    throw new Error(`the token actor read ${kind}:${key}`);
+  },
+  reject: (reason) => {
+    throw new Error(`the token actor rejected an event: ${reason}`);
+  },
+};
+
+/** The events as the token actor applies them (its dispatch, with the default sniper window). */
 function applyAll(events: readonly IngestEvent[]): TokenState {
-  const state = initialToken(MINT);
-  for (const e of events) {
-    if (e.type === 'token') applyTokenEvent(state, e);
-    else if (e.type === 'pool') applyPoolEvent(state, e);
-    else if (e.type === 'balance') applyBalance(state, e, DEFAULT_SNIPER_SLOTS);
-  }
+  const state = tokenBehavior.initial(MINT);
+  for (const e of events) tokenBehavior.apply(state, e, ctx);
   return state;
 }
 
@@ -78,7 +89,8 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 
 describe('holders from balance events', () => {
   it('counts holders, top 10, dev, bundlers and snipers as computed by hand', () => {
-    expect(DEFAULT_SNIPER_SLOTS).toBe(3);
+    // The config's default window (market.sniperSlots) is the one computed by hand here.
+    expect(loadConfig().market.sniperSlots).toBe(DEFAULT_SNIPER_SLOTS);
     expect(holderStats(applyAll(EVENTS), DEFAULT_SNIPER_SLOTS)).toEqual(EXPECTED);
     // market.sniperSlots: a window of 1 slot keeps S1 (slot 101) and drops S2 (slot 103); 4 slots take L1 (slot 104) too.
     expect(holderStats(applyAll(EVENTS), 1)).toEqual({ ...EXPECTED, sniperCount: 1, sniperRaw: 25 * M });
@@ -106,6 +118,17 @@ describe('holders from balance events', () => {
     // The earliest pool is the launch, whatever arrives first.
     const late = holderStats(applyAll([token, amm, { ...curvePool, slot: 90 }, balance(B1, 5 * M, 90)]), DEFAULT_SNIPER_SLOTS)!;
     expect(late.bundlerCount).toBe(1);
+  });
+
+  it('says whether a balance changed the holders: a repeated one or an older zero changes nothing', () => {
+    const h = new Holders();
+    expect(h.apply(W, '5', 200, 0)).toBe(true);
+    expect(h.apply(W, '5', 201, 0)).toBe(false);
+    expect(h.apply(W, '0', 150, 0)).toBe(false);
+    // An older positive balance moves the wallet's first holding slot back (snipers).
+    expect(h.apply(W, '9', 150, 0)).toBe(true);
+    expect(h.apply(W, '0', 202, 0)).toBe(true);
+    expect(h.apply(B1, '0', 202, 0)).toBe(true);
   });
 
   it('drops a wallet at 0 and takes it back on a newer balance', () => {
