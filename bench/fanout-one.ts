@@ -1,11 +1,10 @@
-import { mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { describe, FULL, SMOKE } from './fanout.ts';
 import { runCase, type Sizes } from './fanout-case.ts';
 import type { ServerKind, Shape } from './fanout-plan.ts';
-import { profileLines, summarizeProfile } from './profile.ts';
+import { profileLines, profileOfPid, summarizeProfile } from './profile.ts';
 
 /**
  * One case of the fan-out benchmark (bench/fanout.ts), repeated, for A/B work on one
@@ -60,7 +59,7 @@ for (let i = 0; i < Number(values.repeat); i++) {
   for (const line of describe(r)) console.log(line);
   for (const line of r.stageLines) console.log(`    ${line}`);
   if (cpuProfDir) {
-    const profile = readdirSync(cpuProfDir).find((name) => name.includes(`.${r.serverPid}.0.`) && name.endsWith('.cpuprofile'));
-    if (profile) for (const line of profileLines(summarizeProfile(join(cpuProfDir, profile), 25))) console.log(`    server ${line}`);
+    const profile = profileOfPid(cpuProfDir, r.serverPid);
+    if (profile) for (const line of profileLines(summarizeProfile(profile, 25))) console.log(`    server ${line}`);
   }
 }

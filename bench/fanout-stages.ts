@@ -8,22 +8,24 @@ import { wallMs } from './fanout-plan.ts';
  * (nothing in the engine changes) and, for every frame the sampled publish times, splits
  * its stamp-to-publish time into
  *
- * - batch: stamp → the gate's ingest-log put (the open batch waits for its setImmediate);
- * - commit: put → LMDB's commit of that transaction (the put's promise);
- * - order: commit → the batch released on committed$ (earlier batches not committed yet,
- *   or the event loop busy with something else when the commit callback was due);
+ * - batch: stamp → the gate's ingest-log put (the open batch is written in a
+ *   process.nextTick once the callback that opened it returns, or when it is full);
+ * - release: put → the batch's committed$ next (a microtask queued right after the put:
+ *   the gate releases a batch without waiting for its commit);
  * - apply: release → this frame's publish (actors applying the batch's earlier events).
  *
- * It also records per batch how long applying it took and how big it was, the
- * publisher's flushes and checkpoints (their durations: each is one event-loop turn
- * that delays everything behind it), GC pauses and the event loop's delay, all over
- * the same window as the latency samples.
+ * A batch's commit (put → the put's promise, which lmdb-js resolves after the fsync)
+ * comes after its frames are published, so it is no stage of theirs: it is recorded per
+ * batch in a list of its own. It also records per batch how long applying it took and
+ * how big it was, the publisher's flushes and checkpoints (their durations: each is one
+ * event-loop turn that delays everything behind it), GC pauses and the event loop's
+ * delay, all over the same window as the latency samples.
  */
 
 /** perf_hooks `constants.NODE_PERFORMANCE_GC_*`. */
 const GC_KINDS: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks' };
 
-type Batch = { firstSeq: number; putAt: number; commitAt: number; releasedAt: number };
+type Batch = { firstSeq: number; putAt: number; releasedAt: number };
 
 export interface StageProbe {
   /** A sampled frame of the batch being applied, stamped `stampMs`, published now. */
@@ -49,7 +51,9 @@ export function probeEngine(engine: Engine): StageProbe {
   const puts = new Map<number, Batch>();
   let current: Batch | null = null;
   let on = false;
-  const stage = { batch: [] as number[], commit: [] as number[], order: [] as number[], apply: [] as number[], total: [] as number[] };
+  const stage = { batch: [] as number[], release: [] as number[], apply: [] as number[], total: [] as number[] };
+  /** Per batch put in the window: put → the put's promise (committed and fsynced). */
+  const durableMs: number[] = [];
   const applyMs: number[] = [];
   const batchEvents: number[] = [];
   const flushMs: number[] = [];
@@ -63,17 +67,21 @@ export function probeEngine(engine: Engine): StageProbe {
   const put = log.put.bind(log);
   log.put = (key, value) => {
     const write = put(key, value);
-    const batch: Batch = { firstSeq: key, putAt: wallMs(), commitAt: NaN, releasedAt: NaN };
-    puts.set(key, batch);
-    // Registered before the gate's own `then` on the same promise, so it runs first.
-    void write.then(() => (batch.commitAt = wallMs()), () => undefined);
+    const putAt = wallMs();
+    puts.set(key, { firstSeq: key, putAt, releasedAt: NaN });
+    if (on) {
+      // A failed write is the gate's to report (it chains the same promise).
+      void write.then(() => {
+        if (on) durableMs.push(wallMs() - putAt);
+      }, () => undefined);
+    }
     return write;
   };
 
   const committed$ = engine.gate.committed$;
   const next = committed$.next.bind(committed$);
   committed$.next = (b) => {
-    const batch = puts.get(b.firstSeq) ?? { firstSeq: b.firstSeq, putAt: NaN, commitAt: NaN, releasedAt: NaN };
+    const batch = puts.get(b.firstSeq) ?? { firstSeq: b.firstSeq, putAt: NaN, releasedAt: NaN };
     puts.delete(b.firstSeq);
     batch.releasedAt = wallMs();
     current = batch;
@@ -116,14 +124,13 @@ export function probeEngine(engine: Engine): StageProbe {
       if (!on || !b) return;
       const now = wallMs();
       stage.batch.push(b.putAt - stampMs);
-      stage.commit.push(b.commitAt - b.putAt);
-      stage.order.push(b.releasedAt - b.commitAt);
+      stage.release.push(b.releasedAt - b.putAt);
       stage.apply.push(now - b.releasedAt);
       stage.total.push(now - stampMs);
     },
     start() {
       on = true;
-      for (const list of [...Object.values(stage), applyMs, batchEvents, flushMs, checkpointMs, gcMs]) list.length = 0;
+      for (const list of [...Object.values(stage), durableMs, applyMs, batchEvents, flushMs, checkpointMs, gcMs]) list.length = 0;
       gcKinds.clear();
       loop.reset();
       loop.enable();
@@ -133,12 +140,12 @@ export function probeEngine(engine: Engine): StageProbe {
       loop.disable();
       const events = batchEvents.reduce((a, b) => a + b, 0);
       const lines = [
-        `stages of sampled frames (stamp → put → commit → released → published):`,
+        `stages of sampled frames (stamp → put → released → published):`,
         `  ${dist('batch (stamp → put)', stage.batch)}`,
-        `  ${dist('commit (put → committed)', stage.commit)}`,
-        `  ${dist('order (committed → released)', stage.order)}`,
+        `  ${dist('release (put → committed$ next)', stage.release)}`,
         `  ${dist('apply (released → published)', stage.apply)}`,
         `  ${dist('total', stage.total)}`,
+        `${dist('durable per batch (put → committed, after its frames)', durableMs)}`,
         `batches: ${batchEvents.length}, ${(events / Math.max(1, batchEvents.length)).toFixed(0)} events each; ${dist('apply per batch', applyMs)}`,
         `${dist('publisher flush', flushMs)}; ${dist('checkpoint (sync part)', checkpointMs)}`,
         `${dist('GC pauses', gcMs)}`,

@@ -1,10 +1,9 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { compare, fmt, type Benchmark, type Figure } from './harness.ts';
 import { runCase, type CaseResult, type LoadPhase, type Sizes } from './fanout-case.ts';
 import { POOLS_PER_CONNECTION, type ServerKind, type Shape } from './fanout-plan.ts';
-import { profileLines, summarizeProfile } from './profile.ts';
+import { profileLines, profileOfPid, summarizeProfile } from './profile.ts';
 
 /**
  * Question: how many frames per second does mds's /ws deliver to N subscribed
@@ -116,9 +115,8 @@ const benchmark: Benchmark = {
         for (const line of describe(r)) out(line);
         if (r.problems.length && smoke) throw new Error(`${kind}, ${label(shape)} x ${connections}: ${r.problems.join('; ')}`);
         if (kind === 'mds' && cpuProfDir) {
-          // The main thread's profile (thread 0; tsx's loader thread writes one too).
-          const profile = readdirSync(cpuProfDir).find((name) => name.includes(`.${r.serverPid}.0.`) && name.endsWith('.cpuprofile'));
-          if (profile) for (const line of profileLines(summarizeProfile(join(cpuProfDir, profile)))) out(`    mds server ${line}`);
+          const profile = profileOfPid(cpuProfDir, r.serverPid);
+          if (profile) for (const line of profileLines(summarizeProfile(profile))) out(`    mds server ${line}`);
         }
         return r;
       };

@@ -95,6 +95,12 @@ export function newestProfile(dir: string, since: number): string | null {
   return best?.path ?? null;
 }
 
+/** The main-thread `.cpuprofile` the process `pid` wrote in `dir`, if any (tsx's loader thread writes one too). */
+export function profileOfPid(dir: string, pid: number): string | null {
+  const name = readdirSync(dir).find((n) => MAIN_THREAD_PROFILE.test(n) && n.split('.')[3] === String(pid));
+  return name === undefined ? null : join(dir, name);
+}
+
 /** The summary as report lines: busy share, then the top functions and files by self time (% of busy). */
 export function profileLines(summary: ProfileSummary): string[] {
   return [

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { WallClock } from '../../engine/clock.ts';
 import { loadConfig } from '../../engine/config.ts';
 import { EngineError, badRequest, invalidApiKey, notFound, unauthenticated } from '../../engine/errors.ts';
@@ -99,7 +100,7 @@ app.register(
             type: 'object',
             additionalProperties: false,
             properties: {
-              interval: { type: 'string', enum: ['1s', '15s', '1m', '15m', '1h', '6h', '24h'], default: '1m' },
+              interval: { type: 'string', enum: INTERVAL_NAMES, default: '1m' },
               mode: { type: 'string', enum: ['price', 'market_cap'], default: 'price' },
               currency: { type: 'string', enum: ['usd', 'quote'], default: 'usd' },
               start_time: { type: 'integer', minimum: 0 },

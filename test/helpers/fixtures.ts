@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { loadConfig, type Config, type ConfigInput } from '../../engine/config.ts';
 import { USDC, WSOL } from '../../engine/ingest/events.ts';
 import { BASE58_ALPHABET } from '../../engine/sources/sim/base58.ts';
 import { Rng } from '../../engine/sources/sim/rng.ts';
+import { openStorage, type Storage } from '../../storage/lmdb.ts';
 
 const B58 = BASE58_ALPHABET;
 
@@ -117,6 +119,45 @@ export function swapMaker(pool: string, wallet: string, seed: number, firstSlot:
 export function tempDir(prefix = 'mds-test-'): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TempStorage {
+  readonly storage: Storage;
+  readonly dir: TempDir;
+}
+
+/**
+ * A fresh LMDB store in a temp dir for each test of the enclosing describe (or file):
+ * opened in a beforeEach, closed and deleted in an afterEach. Read its getters inside
+ * tests and hooks only; outside a test there is no store, and they throw.
+ */
+export function useTempStorage(prefix?: string): TempStorage {
+  let dir: TempDir | null = null;
+  let storage: Storage | null = null;
+  beforeEach(() => {
+    dir = tempDir(prefix);
+    storage = openStorage(dir.path);
+  });
+  afterEach(async () => {
+    const [open, path] = [storage, dir];
+    storage = null;
+    dir = null;
+    try {
+      await open?.close();
+    } finally {
+      path?.cleanup();
+    }
+  });
+  return {
+    get storage() {
+      if (!storage) throw new Error('useTempStorage: the store is open only inside a test or its hooks');
+      return storage;
+    },
+    get dir() {
+      if (!dir) throw new Error('useTempStorage: the temp dir exists only inside a test or its hooks');
+      return dir;
+    },
+  };
 }
 
 /** A config for tests: temp data dir, event clock, no source, quiet. */

@@ -1,20 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IdentityIndex } from '../../engine/ingest/identities.ts';
-import { openStorage, type Storage } from '../../storage/lmdb.ts';
-import { tempDir, type TempDir } from '../helpers/fixtures.ts';
+import { useTempStorage } from '../helpers/fixtures.ts';
 
-let dir: TempDir;
-let storage: Storage;
-
-beforeEach(() => {
-  dir = tempDir();
-  storage = openStorage(dir.path);
-});
-
-afterEach(async () => {
-  await storage.close();
-  dir.cleanup();
-});
+const temp = useTempStorage();
 
 /** Adds one identity in each of `count` new buckets, as batch `batchSeq`, and queues their write. */
 function addBuckets(index: IdentityIndex, from: number, count: number, batchSeq: number): void {
@@ -29,7 +17,7 @@ function addBuckets(index: IdentityIndex, from: number, count: number, batchSeq:
 
 describe('identity index eviction', () => {
   it('keeps every bucket while none is durable, with one pass per durable step, and evicts down to 7/8 of the cap once they are', async () => {
-    const index = new IdentityIndex(storage, 8);
+    const index = new IdentityIndex(temp.storage, 8);
     addBuckets(index, 0, 40, 1);
     // Nothing durable: every bucket stays (a dedup must not forget what is not on disk),
     // and the map is not rescanned for each new bucket.
@@ -37,7 +25,7 @@ describe('identity index eviction', () => {
     for (let b = 0; b < 40; b++) expect(index.has(`p${b}`, '')).toBe(true);
     expect(index.evictionPasses).toBe(1);
 
-    await storage.identities.flushed;
+    await temp.storage.identities.flushed;
     index.markDurable(1);
     addBuckets(index, 40, 1, 2);
     expect(index.evictionPasses).toBe(2);

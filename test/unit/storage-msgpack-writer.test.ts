@@ -1,12 +1,11 @@
 import { asBinary } from 'lmdb';
 import { Packr } from 'msgpackr';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CandleRows } from '../../actors/pool/candle-rows.ts';
 import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
 import { encodeSegment } from '../../storage/candles.repo.ts';
-import { openStorage, type Storage } from '../../storage/lmdb.ts';
 import { MsgpackWriter } from '../../storage/msgpack-writer.ts';
-import { tempDir, type TempDir } from '../helpers/fixtures.ts';
+import { useTempStorage } from '../helpers/fixtures.ts';
 
 /** Numbers at every boundary of msgpack's integer forms, and ones that are not integers. */
 const EDGES = [
@@ -14,31 +13,25 @@ const EDGES = [
   -0x81, -0x8000, -0x8001, -(2 ** 31), -(2 ** 31) - 1, 0.5, -0.5, 1e-300, 1.7976931348623157e308, 1767225600000, 3.14159, Infinity, -Infinity,
 ];
 
-let dir: TempDir;
-let storage: Storage;
-beforeEach(() => {
-  dir = tempDir();
-  storage = openStorage(dir.path);
-});
-afterEach(async () => {
-  await storage.close();
-  dir.cleanup();
-});
-
 describe('MsgpackWriter', () => {
-  it('writes numbers that the candles database reads back as the same numbers', async () => {
-    const w = new MsgpackWriter();
-    w.arrayHeader(EDGES.length);
-    w.ensure(9 * EDGES.length);
-    for (const x of EDGES) w.number(x);
-    await storage.candles.put(['edges'], asBinary(w.end()));
-    expect(storage.candles.get(['edges'])).toEqual(EDGES);
-    // NaN has no equal: read back on its own.
-    w.arrayHeader(1);
-    w.ensure(9);
-    w.number(NaN);
-    await storage.candles.put(['nan'], asBinary(w.end()));
-    expect(Number.isNaN((storage.candles.get(['nan']) as number[])[0])).toBe(true);
+  describe('through LMDB', () => {
+    const temp = useTempStorage();
+
+    it('writes numbers that the candles database reads back as the same numbers', async () => {
+      const { storage } = temp;
+      const w = new MsgpackWriter();
+      w.arrayHeader(EDGES.length);
+      w.ensure(9 * EDGES.length);
+      for (const x of EDGES) w.number(x);
+      await storage.candles.put(['edges'], asBinary(w.end()));
+      expect(storage.candles.get(['edges'])).toEqual(EDGES);
+      // NaN has no equal: read back on its own.
+      w.arrayHeader(1);
+      w.ensure(9);
+      w.number(NaN);
+      await storage.candles.put(['nan'], asBinary(w.end()));
+      expect(Number.isNaN((storage.candles.get(['nan']) as number[])[0])).toBe(true);
+    });
   });
 
   it('never writes a fixint from 0x40 up, which a record-aware reader takes for a record', () => {
