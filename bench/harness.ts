@@ -52,11 +52,14 @@ export function summarize(values: number[], unit: string, digits = 0, better?: '
   return figure;
 }
 
-/** Adds the baseline's figure and the ratio (above 1: mds ahead, whichever way is better). */
+/**
+ * Adds the baseline's figure and the ratio (above 1: mds ahead, whichever way is better),
+ * to four significant digits: a ratio far below 1 (a noisy 1-byte baseline) stays above 0.
+ */
 export function compare(figure: Figure, baselineName: string, baseline: Figure): Figure {
   const better = figure.better ?? baseline.better ?? 'higher';
   const ratio = better === 'higher' ? figure.value / baseline.value : baseline.value / figure.value;
-  return { ...figure, better, baseline: { name: baselineName, value: baseline.value }, ratio: Number(ratio.toFixed(3)) };
+  return { ...figure, better, baseline: { name: baselineName, value: baseline.value }, ratio: Number(ratio.toPrecision(4)) };
 }
 
 /** 1234567 → "1,234,567". */
