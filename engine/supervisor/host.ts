@@ -315,23 +315,20 @@ export class ActorHost<S> {
     resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.crash', at: performance.now() })[0];
     if (resident.supervision.value === 'stopped') {
       log.error({ actor: resident.id, seq, err }, 'actor stopped: too many restarts');
-      this.residents.delete(resident.key);
-      this.stopped.add(resident.key);
-      metrics.actorsAlive.dec({ kind: this.kind });
-      this.options.deadLetter('actor', `actor ${resident.id} stopped after repeated crashes: ${err.message}`, event, `actor:${resident.id}`, { seq, type: event.type });
+      this.stop(resident, event, seq, `actor ${resident.id} stopped after repeated crashes: ${err.message}`);
       return;
     }
     const poisonKey = `poison|${resident.id}|${seq}`;
     const knownPoison = this.isPoison(poisonKey);
     log.error({ actor: resident.id, seq, type: event.type, err }, knownPoison ? 'actor threw on a known poison event; skipping it' : 'actor threw; restarting from its snapshot and the log');
-    this.rebuild(resident, seq);
+    if (!this.tryRebuild(resident, event, seq)) return;
     let poisoned = knownPoison;
     if (!knownPoison) {
       try {
         this.applyOne(resident, event);
       } catch (again) {
         poisoned = true;
-        this.rebuild(resident, seq);
+        if (!this.tryRebuild(resident, event, seq)) return;
         this.options.deadLetter('actor', `actor ${resident.id} threw twice: ${(again as Error).message}`, event, `actor:${resident.id}`, { seq, type: event.type });
         this.poisonPending.add(poisonKey);
         const settle = () => this.poisonPending.delete(poisonKey);
@@ -342,6 +339,31 @@ export class ActorHost<S> {
     resident.seq = seq;
     resident.dirty = true;
     resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.restored' })[0];
+  }
+
+  /**
+   * Rebuilds the actor; false when the rebuild itself threw (an unreadable snapshot, or
+   * an event that applied live but throws on replay): the actor is then stopped like one
+   * that crashed too often, and `event` goes to dead letters. Nothing escapes to the
+   * caller, which is the gate applying a batch: one actor's failure never stops ingest.
+   */
+  private tryRebuild(resident: Resident<S>, event: IngestEvent, seq: number): boolean {
+    try {
+      this.rebuild(resident, seq);
+      return true;
+    } catch (err) {
+      this.options.log.error({ actor: resident.id, seq, err }, 'actor stopped: its rebuild threw');
+      this.stop(resident, event, seq, `actor ${resident.id} stopped: its rebuild threw: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  /** Drops a broken actor for good (until restart); later events for it go to dead letters. */
+  private stop(resident: Resident<S>, event: IngestEvent, seq: number, reason: string): void {
+    this.residents.delete(resident.key);
+    this.stopped.add(resident.key);
+    this.options.metrics.actorsAlive.dec({ kind: this.kind });
+    this.options.deadLetter('actor', reason, event, `actor:${resident.id}`, { seq, type: event.type });
   }
 
   private isPoison(poisonKey: string): boolean {

@@ -11,6 +11,7 @@ interface LabelState {
   labels: string[];
 }
 let flakyThrown = false;
+let brittleSeen = 0;
 const labelCounter: ActorBehavior<LabelState> = {
   kind: 'label-counter',
   route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
@@ -23,6 +24,8 @@ const labelCounter: ActorBehavior<LabelState> = {
       flakyThrown = true;
       throw new Error('transient');
     }
+    // Applies once, then throws every time after: a rebuild that replays it throws.
+    if (e.label === 'brittle' && brittleSeen++ > 0) throw new Error('brittle on replay');
   },
 };
 
@@ -151,6 +154,28 @@ describe('supervision', () => {
     await e.gate.flush();
     const letters = [...e.storage.deadLetters.getRange()].map((l) => l.value);
     expect(letters).toEqual([expect.objectContaining({ reason: expect.stringContaining('threw twice: cannot digest poison'), seq: 1 })]);
+  });
+
+  it('stops an actor whose rebuild throws, dead-letters its events, and keeps ingesting for the others', async () => {
+    dir = tempDir();
+    flakyThrown = true;
+    brittleSeen = 0;
+    const e = await start();
+    await e.ingest(label(WALLET, 'brittle', 1));
+    // Throws: the rebuild replays 'brittle', which throws too. Before, that escaped the
+    // supervisor and the batch's apply, and so the process.
+    const results = [await e.ingest(label(WALLET, 'poison', 2)), await e.ingest(label(WALLET, 'kol', 3)), await e.ingest(label(OTHER_WALLET, 'whale', 4))];
+    expect(results.map((r) => r.status)).toEqual(['applied', 'applied', 'applied']);
+    const host = hostOf(e);
+    expect(host.supervision(WALLET)).toBe('stopped');
+    expect(host.get(OTHER_WALLET)).toEqual({ labels: ['whale'] });
+    await e.gate.flush();
+    const letters = [...e.storage.deadLetters.getRange()].map((l) => l.value);
+    expect(letters).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining('its rebuild threw: brittle on replay'), seq: 2, source: `actor:label-counter:${WALLET}` }),
+      expect.objectContaining({ reason: expect.stringContaining('is stopped after repeated crashes'), seq: 3 }),
+    ]);
+    expect(e.query.status().status).toBe('ready');
   });
 
   it('skips a known poison event when the log is replayed after a restart of the process', async () => {
