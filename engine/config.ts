@@ -64,10 +64,15 @@ export const configSchema = z
         idleMs: z.number().int().min(10).default(60_000).describe('an actor unused this long is passivated'),
         sweepMs: z.number().int().min(10).default(5_000).describe('how often idle actors are looked for'),
         checkpointMs: z.number().int().min(10).default(30_000).describe('how often dirty actors are snapshotted (a crash replays the log since)'),
+        checkpointSliceMs: z
+          .number()
+          .min(0)
+          .default(5)
+          .describe('longest a checkpoint or idle sweep holds the event loop at once; the rest goes to later turns (0: all in one turn)'),
         restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute before it is stopped'),
       })
       .strict()
-      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, restartsMax: 10 }),
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10 }),
     retention: z
       .object({
         tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history)'),

@@ -90,6 +90,10 @@ export class Engine {
   private sourceDone: boolean | null = null;
   private sourceAbort: AbortController | null = null;
   private sourceRun: Promise<void> | null = null;
+  /** A checkpoint taken in slices, while under way. */
+  private checkpointing: Promise<unknown> | null = null;
+  /** A sweep of idle actors taken in slices, while under way. */
+  private sweeping: Promise<number> | null = null;
 
   constructor(options: EngineOptions) {
     this.config = options.config;
@@ -166,8 +170,9 @@ export class Engine {
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
-    this.timers.push(setInterval(() => this.passivateIdle(), actors.sweepMs).unref());
-    this.timers.push(setInterval(() => void this.checkpoint(), actors.checkpointMs).unref());
+    const sliced = { sliceMs: actors.checkpointSliceMs };
+    this.timers.push(setInterval(() => void (this.sweeping ??= this.passivateIdle(undefined, sliced).finally(() => (this.sweeping = null))), actors.sweepMs).unref());
+    this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
     this.query.research!.start();
@@ -258,18 +263,94 @@ export class Engine {
     return this.gate.ingest(event);
   }
 
-  /** Snapshots every changed actor and records the seq they all cover, in one transaction. */
-  checkpoint(): Promise<unknown> {
-    // Research records as of this seq, in the same transaction (research-store.ts).
-    this.query.research!.persist();
+  /**
+   * Snapshots every changed actor and records the seq they all cover. By default in one
+   * event-loop turn (one transaction). With `sliceMs` (the engine's own timer uses
+   * `actors.checkpointSliceMs`), the snapshots are written in turns of about that long,
+   * so a checkpoint of thousands of pools does not hold every stream and request for
+   * most of a second; resolves once the checkpoint's seq is durable.
+   */
+  checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
+    const sliceMs = options.sliceMs ?? 0;
+    if (sliceMs > 0) {
+      // One at a time: the timer may fire again while a sliced one is under way.
+      this.checkpointing ??= this.checkpointInSlices(sliceMs).finally(() => (this.checkpointing = null));
+      return this.checkpointing;
+    }
     for (const host of this.hosts) host.snapshotDirty();
-    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
-    return this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
+    return this.recordCheckpoint(this.appliedSeq);
   }
 
-  passivateIdle(now?: number): number {
+  /**
+   * Every actor changed at the start (seq C) is snapshotted, some in later turns: a
+   * snapshot records its own seq, C or later, and a restart replays the log after C
+   * to each actor from its own snapshot's seq on. An actor changed only after C needs
+   * no snapshot for C. The checkpoint's seq is written last, so it commits after every
+   * snapshot it counts on (LMDB commits transactions in order).
+   */
+  private async checkpointInSlices(sliceMs: number): Promise<unknown> {
+    const seq = this.appliedSeq;
+    const work = this.hosts.map((host) => ({ host, keys: host.dirtyKeys() }));
+    let deadline = performance.now() + sliceMs;
+    for (const { host, keys } of work) {
+      for (let i = 0; i < keys.length; i++) {
+        host.snapshotIfDirty(keys[i]!);
+        if ((i & 15) === 15 && performance.now() >= deadline) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          // stop() writes its own checkpoint; storage may be closed by the next turn.
+          if (this.state !== 'ready') return false;
+          deadline = performance.now() + sliceMs;
+        }
+      }
+    }
+    // The research records, refreshed and written in slices too: the final turn
+    // refreshes only what changed since the last slice.
+    while (!this.research.persist(performance.now() + sliceMs)) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.state !== 'ready') return false;
+    }
+    return this.recordCheckpoint(seq);
+  }
+
+  /**
+   * Research records (refreshed now, at this seq or later: records are derived from
+   * the actors, and the replay after the seq refreshes every one it changes) and the
+   * checkpoint's seq.
+   */
+  private recordCheckpoint(seq: number): Promise<unknown> {
+    this.query.research!.persist();
+    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
+    return this.storage.meta.put(CHECKPOINT_KEY, seq);
+  }
+
+  /**
+   * Snapshots and drops actors unused for `actors.idleMs`. With `sliceMs`, in turns of
+   * about that long (the engine's sweep timer), like a sliced checkpoint; resolves with
+   * the count once done.
+   */
+  passivateIdle(now?: number): number;
+  passivateIdle(now: number | undefined, options: { sliceMs: number }): Promise<number>;
+  passivateIdle(now?: number, options?: { sliceMs: number }): number | Promise<number> {
+    if (options && options.sliceMs > 0) return this.passivateInSlices(now ?? performance.now(), options.sliceMs);
     let count = 0;
     for (const host of this.hosts) count += host.passivateIdle(now);
+    return count;
+  }
+
+  private async passivateInSlices(now: number, sliceMs: number): Promise<number> {
+    let count = 0;
+    let deadline = performance.now() + sliceMs;
+    for (const host of this.hosts) {
+      const keys = host.idleKeys(now);
+      for (let i = 0; i < keys.length; i++) {
+        if (host.passivateIfIdle(keys[i]!, now)) count++;
+        if ((i & 15) === 15 && performance.now() >= deadline) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.state !== 'ready') return count;
+          deadline = performance.now() + sliceMs;
+        }
+      }
+    }
     return count;
   }
 

@@ -192,25 +192,38 @@ export class ResearchFeed {
   }
 
   /**
-   * Refreshes everything dirty and queues the changed records; called by the engine's
-   * checkpoint in the same event-loop turn as the checkpoint seq, so both commit in
-   * one transaction. Returns the number of records written.
+   * Refreshes everything dirty and queues the changed records, until done or past
+   * `deadline` (performance.now()); true when everything is written. The engine's
+   * checkpoint calls it in the turn of its seq, or in slices before it: a record is a
+   * function of actor state, so a record newer than the checkpoint's seq is refreshed
+   * again by the replay after that seq (every change since is an event of the log).
    */
-  persist(): number {
+  persist(deadline = Infinity): boolean {
     try {
-      this.refresh();
+      if (!this.refresh(deadline)) return false;
     } catch (err) {
       // The stored records would no longer match the checkpoint: the next start
       // rebuilds them from the actors instead, and the checkpoint goes on.
       this.deps.log.error({ err }, 'research records not refreshed at the checkpoint; the next start rebuilds them');
       this.store.invalidate();
-      return 0;
+      this.unsavedPools.clear();
+      this.unsavedTokens.clear();
+      return true;
     }
-    const pools = [...this.unsavedPools].map((p) => this.pools.get(p)!);
-    const tokens = [...this.unsavedTokens].map((t) => this.tokens.get(t)!);
-    this.unsavedPools.clear();
-    this.unsavedTokens.clear();
-    return this.store.write(pools, tokens);
+    if (!this.writeUnsaved(this.unsavedPools, (p) => this.store.writePool(this.pools.get(p)!), deadline)) return false;
+    if (!this.writeUnsaved(this.unsavedTokens, (t) => this.store.writeToken(this.tokens.get(t)!), deadline)) return false;
+    this.store.markCurrent();
+    return true;
+  }
+
+  private writeUnsaved(unsaved: Set<string>, write: (key: string) => void, deadline: number): boolean {
+    let i = 0;
+    for (const key of unsaved) {
+      if (deadline !== Infinity && (++i & 63) === 0 && performance.now() > deadline) return false;
+      unsaved.delete(key);
+      write(key);
+    }
+    return true;
   }
 
   private poolRecord(pool: string): PoolRecord | null {

@@ -115,21 +115,17 @@ export class ResearchStore {
     this.log.error({ err }, 'a research record was not written');
   };
 
-  /**
-   * Queues the puts; they join the transaction of the caller's event-loop turn (the
-   * checkpoint's, so records and checkpoint seq commit together). Returns how many.
-   */
-  write(pools: Iterable<PoolRecord>, tokens: Iterable<TokenRecord>): number {
-    let count = 0;
-    for (const p of pools) {
-      this.db.put(`p:${p.pool_address}`, p).catch(this.failed);
-      count++;
-    }
-    for (const t of tokens) {
-      this.db.put(`t:${t.token_address}`, t).catch(this.failed);
-      count++;
-    }
+  /** Queues a put; it joins the transaction of the caller's event-loop turn. */
+  writePool(record: PoolRecord): void {
+    this.db.put(`p:${record.pool_address}`, record).catch(this.failed);
+  }
+
+  writeToken(record: TokenRecord): void {
+    this.db.put(`t:${record.token_address}`, record).catch(this.failed);
+  }
+
+  /** Once a checkpoint's records are queued: marks the directory's records current (unless found out of step). */
+  markCurrent(): void {
     if (!this.invalid && this.db.get(VERSION_KEY) !== VERSION) this.db.put(VERSION_KEY, VERSION).catch(this.failed);
-    return count;
   }
 }

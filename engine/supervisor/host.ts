@@ -179,6 +179,39 @@ export class ActorHost<S> {
     return count;
   }
 
+  /** Keys of the actors unused for idleMs at `now`, for a sweep taken in slices. */
+  idleKeys(now: number): string[] {
+    const keys: string[] = [];
+    for (const resident of this.residents.values()) if (now - resident.lastUsed >= this.options.idleMs) keys.push(resident.key);
+    return keys;
+  }
+
+  /** Passivates one actor if it is still resident and still idle at `now` (it may have been used since it was listed). */
+  passivateIfIdle(key: string, now: number): boolean {
+    const resident = this.residents.get(key);
+    if (!resident || now - resident.lastUsed < this.options.idleMs) return false;
+    this.passivate(resident);
+    return true;
+  }
+
+  /** Keys of the actors changed since their last snapshot, for a checkpoint taken in slices. */
+  dirtyKeys(): string[] {
+    const keys: string[] = [];
+    for (const resident of this.residents.values()) if (resident.dirty) keys.push(resident.key);
+    return keys;
+  }
+
+  /**
+   * Snapshots one actor if it is still resident and changed (between the slices of a
+   * checkpoint it may have been passivated, which wrote its snapshot, or snapshotted).
+   */
+  snapshotIfDirty(key: string): boolean {
+    const resident = this.residents.get(key);
+    if (!resident?.dirty) return false;
+    this.writeSnapshot(resident);
+    return true;
+  }
+
   /** Snapshots and drops every actor, for shutdown. */
   passivateAll(): void {
     for (const resident of this.residents.values()) this.passivate(resident);
