@@ -93,6 +93,8 @@ export interface Storage {
   readonly usage: Database<UsageRecord, string>;
   /** Databases the pool, token, wallet and feed actors fill (issues 4 and later). */
   readonly trades: Database<unknown, Key[]>;
+  /** `trades` with values as bytes (read in place by trade-codec.ts TradeBlock). */
+  readonly tradeBlocks: Database<Buffer, Key[]>;
   readonly tradesByToken: Database<unknown, Key[]>;
   readonly tradesByWallet: Database<unknown, Key[]>;
   readonly candles: Database<unknown, Key[]>;
@@ -131,6 +133,7 @@ export function openStorage(path: string): Storage {
     accounts: structured('accounts'),
     usage: db('usage'),
     trades: structured('trades'),
+    tradeBlocks: db<Buffer, Key[]>('trades', { encoding: 'binary' }),
     tradesByToken: db('trades_by_token'),
     tradesByWallet: db('trades_by_wallet'),
     candles: structured('candles'),

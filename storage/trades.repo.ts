@@ -1,6 +1,7 @@
 import { asBinary } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { valueWriter } from './msgpack-writer.ts';
+import { TradeBlock } from './trade-codec.ts';
 
 /**
  * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
@@ -126,7 +127,7 @@ export class TradesRepo {
    * most `limit` and none outside [minAt, maxAt].
    */
   *read(pool: string, opts: { after?: TradeKey; order: 'asc' | 'desc'; minAt: number; maxAt: number }): Generator<StoredTrade> {
-    const db = this.storage.trades;
+    const db = this.storage.tradeBlocks;
     const asc = opts.order === 'asc';
     const from = opts.after;
     // Start from the block that may hold `from` (or the window's edge).
@@ -137,19 +138,19 @@ export class TradesRepo {
       ? db.getRange({ start: startKey as never, end: [pool, Number.MAX_SAFE_INTEGER] })
       : db.getRange({ start: [pool, ...edge, Number.MAX_SAFE_INTEGER] as never, end: [pool], reverse: true });
     for (const { value } of range) {
-      const block = value as StoredTrade[];
+      // Decoded trade by trade, only those returned (a page takes ~100 of a block's up to 512).
+      const block = new TradeBlock(value);
       if (asc) {
-        for (const t of block) {
-          if (from ? compareKey(t, from) <= 0 : t[0] < opts.minAt) continue;
-          if (t[0] > opts.maxAt) return;
-          yield t;
+        for (let i = 0; i < block.length; i++) {
+          if (from ? block.compareAt(i, from) <= 0 : block.atOf(i) < opts.minAt) continue;
+          if (block.atOf(i) > opts.maxAt) return;
+          yield block.decode(i);
         }
       } else {
         for (let i = block.length - 1; i >= 0; i--) {
-          const t = block[i]!;
-          if (from ? compareKey(t, from) >= 0 : t[0] > opts.maxAt) continue;
-          if (t[0] < opts.minAt) return;
-          yield t;
+          if (from ? block.compareAt(i, from) >= 0 : block.atOf(i) > opts.maxAt) continue;
+          if (block.atOf(i) < opts.minAt) return;
+          yield block.decode(i);
         }
       }
     }

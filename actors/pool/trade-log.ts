@@ -1,4 +1,5 @@
 import { writeNumber } from '../../storage/msgpack-writer.ts';
+import { decodeTrade, readNumberAt, skipTrade, skipValue } from '../../storage/trade-codec.ts';
 import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
 
 /**
@@ -313,61 +314,3 @@ interface Utf8Writable {
 /** The header of a msgpack string of `len` bytes: fixstr, str8, str16, str32. */
 const headerBytes = (len: number) => (len < 0x20 ? 1 : len < 0x100 ? 2 : len < 0x10000 ? 3 : 5);
 
-function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
-  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
-  pos++;
-  const t = new Array(12) as unknown[];
-  for (let k = 0; k < 12; k++) {
-    const next = skipValue(b, pos);
-    t[k] = readValueAt(b, pos, next);
-    pos = next;
-  }
-  if (pos !== end) throw new Error(`trade log: a trade ends at ${pos}, not ${end}`);
-  return t as StoredTrade;
-}
-
-/** Where the trade starting at `pos` ends. */
-function skipTrade(b: Buffer, pos: number): number {
-  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
-  pos++;
-  for (let k = 0; k < 12; k++) pos = skipValue(b, pos);
-  return pos;
-}
-
-/** Where the value at `pos` (one of the forms encodeTrade writes) ends. */
-function skipValue(b: Buffer, pos: number): number {
-  const h = b[pos];
-  let end: number;
-  if (h === undefined) throw new Error(`trade log: truncated at ${pos}`);
-  if (h < 0x80 || h >= 0xe0 || h === 0xc0) end = pos + 1;
-  else if (h >= 0xa0 && h < 0xc0) end = pos + 1 + (h & 0x1f);
-  else if (h === 0xcc || h === 0xd0) end = pos + 2;
-  else if (h === 0xcd || h === 0xd1) end = pos + 3;
-  else if (h === 0xce || h === 0xd2) end = pos + 5;
-  else if (h === 0xcb) end = pos + 9;
-  else if (h === 0xd9 && pos + 2 <= b.length) end = pos + 2 + b[pos + 1]!;
-  else if (h === 0xda && pos + 3 <= b.length) end = pos + 3 + b.readUInt16BE(pos + 1);
-  else if (h === 0xdb && pos + 5 <= b.length) end = pos + 5 + b.readUInt32BE(pos + 1);
-  else throw new Error(`trade log: unexpected msgpack byte 0x${h.toString(16)} at ${pos}`);
-  if (end > b.length) throw new Error(`trade log: truncated at ${pos}`);
-  return end;
-}
-
-function readNumberAt(b: Buffer, pos: number, end: number): number {
-  const v = readValueAt(b, pos, end);
-  if (typeof v !== 'number') throw new Error(`trade log: a trade position holds ${v === null ? 'null' : typeof v} at ${pos}`);
-  return v;
-}
-
-/** The value at `pos`, ending at `end` (skipValue's answer, which admitted only these forms). */
-function readValueAt(b: Buffer, pos: number, end: number): number | string | null {
-  const h = b[pos]!;
-  if (h < 0x80) return h;
-  if (h >= 0xe0) return h - 0x100;
-  if (h === 0xc0) return null;
-  if (h === 0xcb) return b.readDoubleBE(pos + 1);
-  if (h >= 0xcc && h <= 0xce) return b.readUIntBE(pos + 1, end - pos - 1);
-  if (h >= 0xd0 && h <= 0xd2) return b.readIntBE(pos + 1, end - pos - 1);
-  // A string after its header: fixstr 1 byte, str8 2, str16 3, str32 5.
-  return b.toString('utf8', pos + (h < 0xc0 ? 1 : h === 0xd9 ? 2 : h === 0xda ? 3 : 5), end);
-}

@@ -7,6 +7,9 @@ import type { Snapshot, Storage } from '../../storage/lmdb.ts';
 import type { ActorBehavior, ActorContext } from './behavior.ts';
 import { supervisionMachine } from './supervision.machine.ts';
 
+/** Keys `absent` remembers at most before it starts over. */
+const ABSENT_MAX = 100_000;
+
 /** What a host needs to write a dead letter (the gate's writer). */
 export type DeadLetterWriter = (stage: string, reason: string, raw: unknown, source: string, extra: { seq?: number; type?: string }) => unknown;
 
@@ -70,6 +73,13 @@ export class ActorHost<S> {
    * events too (replaying one would throw out of the rebuild, past the supervisor).
    */
   private readonly poisonPending = new Set<string>();
+  /**
+   * Keys read (`get`) that have no actor: neither resident, in transit nor snapshotted.
+   * Such an actor appears only by activation with `create`, which takes its key out, so
+   * a read of a wallet without labels (every trade record and frame reads them) costs
+   * a Set lookup instead of an LMDB read.
+   */
+  private readonly absent = new Set<string>();
   private readonly ctx: ActorContext;
   private readonly initialSupervision: AnyMachineSnapshot;
   private readonly initialLifecycle: AnyMachineSnapshot | null;
@@ -270,8 +280,15 @@ export class ActorHost<S> {
       this.options.metrics.actorsAlive.inc({ kind: this.kind });
       return moving.resident;
     }
+    if (!create && this.absent.has(key)) return undefined;
     const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
-    if (!snapshot && !create) return undefined;
+    if (!snapshot && !create) {
+      // Bounded: past the bound it starts over (a miss costs one LMDB read again).
+      if (this.absent.size >= ABSENT_MAX) this.absent.clear();
+      this.absent.add(key);
+      return undefined;
+    }
+    this.absent.delete(key);
     const resident: Resident<S> = {
       key,
       id,

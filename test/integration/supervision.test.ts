@@ -194,6 +194,23 @@ describe('supervision', () => {
     expect(e.storage.deadLetters.getCount()).toBe(1);
   });
 
+  it('answers a read of an actor that does not exist from memory, until an event creates it', async () => {
+    dir = tempDir();
+    flakyThrown = true;
+    const e = await start();
+    const host = hostOf(e);
+    // Absent, twice: the second answer comes from the host's memory of the first.
+    expect(host.get(WALLET)).toBeUndefined();
+    expect(host.get(WALLET)).toBeUndefined();
+    await e.ingest(label(WALLET, 'kol', 1));
+    expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
+    // Passivated: a read finds its snapshot, not the remembered absence.
+    e.passivateIdle(performance.now() + 10 * 60_000);
+    await e.storage.env.flushed;
+    expect(host.isResident(WALLET)).toBe(false);
+    expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
+  });
+
   it('passivates idle actors to snapshots and activates them again on use', async () => {
     dir = tempDir();
     flakyThrown = true;

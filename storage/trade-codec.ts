@@ -1,0 +1,121 @@
+import type { StoredTrade } from './trades.repo.ts';
+
+/**
+ * Reading the msgpack forms a stored trade takes (the StoredTrade tuple as a fixarray
+ * of 12): what actors/pool/trade-log.ts encodes and msgpackr writes for the same
+ * tuple. Used on a pool's unsaved trades and on stored blocks (trades.repo.ts), so
+ * that a read decodes only the trades it returns.
+ */
+
+export function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
+  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  pos++;
+  const t = new Array(12) as unknown[];
+  for (let k = 0; k < 12; k++) {
+    const next = skipValue(b, pos);
+    t[k] = readValueAt(b, pos, next);
+    pos = next;
+  }
+  if (pos !== end) throw new Error(`trade log: a trade ends at ${pos}, not ${end}`);
+  return t as StoredTrade;
+}
+
+/** Where the trade starting at `pos` ends. */
+export function skipTrade(b: Buffer, pos: number): number {
+  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  pos++;
+  for (let k = 0; k < 12; k++) pos = skipValue(b, pos);
+  return pos;
+}
+
+/** Where the value at `pos` (one of the forms encodeTrade writes) ends. */
+export function skipValue(b: Buffer, pos: number): number {
+  const h = b[pos];
+  let end: number;
+  if (h === undefined) throw new Error(`trade log: truncated at ${pos}`);
+  if (h < 0x80 || h >= 0xe0 || h === 0xc0) end = pos + 1;
+  else if (h >= 0xa0 && h < 0xc0) end = pos + 1 + (h & 0x1f);
+  else if (h === 0xcc || h === 0xd0) end = pos + 2;
+  else if (h === 0xcd || h === 0xd1) end = pos + 3;
+  else if (h === 0xce || h === 0xd2) end = pos + 5;
+  else if (h === 0xcb) end = pos + 9;
+  else if (h === 0xd9 && pos + 2 <= b.length) end = pos + 2 + b[pos + 1]!;
+  else if (h === 0xda && pos + 3 <= b.length) end = pos + 3 + b.readUInt16BE(pos + 1);
+  else if (h === 0xdb && pos + 5 <= b.length) end = pos + 5 + b.readUInt32BE(pos + 1);
+  else throw new Error(`trade log: unexpected msgpack byte 0x${h.toString(16)} at ${pos}`);
+  if (end > b.length) throw new Error(`trade log: truncated at ${pos}`);
+  return end;
+}
+
+export function readNumberAt(b: Buffer, pos: number, end: number): number {
+  const v = readValueAt(b, pos, end);
+  if (typeof v !== 'number') throw new Error(`trade log: a trade position holds ${v === null ? 'null' : typeof v} at ${pos}`);
+  return v;
+}
+
+/** The value at `pos`, ending at `end` (skipValue's answer, which admitted only these forms). */
+export function readValueAt(b: Buffer, pos: number, end: number): number | string | null {
+  const h = b[pos]!;
+  if (h < 0x80) return h;
+  if (h >= 0xe0) return h - 0x100;
+  if (h === 0xc0) return null;
+  if (h === 0xcb) return b.readDoubleBE(pos + 1);
+  if (h >= 0xcc && h <= 0xce) return b.readUIntBE(pos + 1, end - pos - 1);
+  if (h >= 0xd0 && h <= 0xd2) return b.readIntBE(pos + 1, end - pos - 1);
+  // A string after its header: fixstr 1 byte, str8 2, str16 3, str32 5.
+  return b.toString('utf8', pos + (h < 0xc0 ? 1 : h === 0xd9 ? 2 : h === 0xda ? 3 : 5), end);
+}
+
+/**
+ * A stored block's value (a msgpack array of encoded trades, trades.repo.ts) read in
+ * place: the trades' offsets are found by skipping values, and a trade is decoded only
+ * when asked for. A page of 100 trades from the newest end of a 512-trade block
+ * decoded the whole block through msgpackr before: most of a trade list's cost.
+ */
+export class TradeBlock {
+  readonly length: number;
+  /** Start of trade i; offsets[length] is the end of the last. */
+  private readonly offsets: Uint32Array;
+
+  constructor(private readonly bytes: Buffer) {
+    const h = bytes[0];
+    let n: number;
+    let pos: number;
+    if (h !== undefined && h >= 0x90 && h <= 0x9f) [n, pos] = [h & 0x0f, 1];
+    else if (h === 0xdc && bytes.length >= 3) [n, pos] = [bytes.readUInt16BE(1), 3];
+    else if (h === 0xdd && bytes.length >= 5) [n, pos] = [bytes.readUInt32BE(1), 5];
+    else throw new Error(`trade block: byte 0x${(h ?? 0).toString(16)} is not an array header`);
+    const offsets = new Uint32Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      offsets[i] = pos;
+      pos = skipTrade(bytes, pos);
+    }
+    offsets[n] = pos;
+    if (pos !== bytes.length) throw new Error(`trade block: ${bytes.length - pos} bytes after its ${n} trades`);
+    this.length = n;
+    this.offsets = offsets;
+  }
+
+  /** Trade i's `at`. */
+  atOf(i: number): number {
+    const p = this.offsets[i]! + 1;
+    return readNumberAt(this.bytes, p, skipValue(this.bytes, p));
+  }
+
+  /** compareKey(trade i, key), reading only the trade's position. */
+  compareAt(i: number, key: ArrayLike<unknown>): number {
+    const b = this.bytes;
+    let p = this.offsets[i]! + 1;
+    for (let k = 0; k < 4; k++) {
+      const next = skipValue(b, p);
+      const c = readNumberAt(b, p, next) - (key[k] as number);
+      if (c !== 0) return c;
+      p = next;
+    }
+    return 0;
+  }
+
+  decode(i: number): StoredTrade {
+    return decodeTrade(this.bytes, this.offsets[i]!, this.offsets[i + 1]!);
+  }
+}
