@@ -35,6 +35,8 @@ export class Page<T = unknown> {
   constructor(
     readonly data: T[],
     readonly pagination: Pagination,
+    /** JSON.stringify(data), when the handler has it already (trade lists write it directly). */
+    readonly dataJson?: string,
   ) {}
 }
 
@@ -46,7 +48,7 @@ export class RawBody {
   ) {}
 }
 
-export const page = <T>(data: T[], pagination: Pagination): Page<T> => new Page(data, pagination);
+export const page = <T>(data: T[], pagination: Pagination, dataJson?: string): Page<T> => new Page(data, pagination, dataJson);
 export const rawBody = (contentType: string, body: string): RawBody => new RawBody(contentType, body);
 
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -96,7 +98,11 @@ export function render(result: unknown): Outgoing {
     return { status: 200, code: 0, contentType: result.contentType, body: result.body };
   }
   if (result instanceof Page) {
-    return { status: 200, code: 0, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(successEnvelope(result.data, result.pagination)) };
+    const body =
+      result.dataJson === undefined
+        ? JSON.stringify(successEnvelope(result.data, result.pagination))
+        : `${SUCCESS_PREFIX}${result.dataJson},"pagination":${JSON.stringify(result.pagination)}}`;
+    return { status: 200, code: 0, contentType: JSON_CONTENT_TYPE, body };
   }
   // The constant fields as text: only `data` is serialized per response. The same bytes
   // as JSON.stringify(successEnvelope(data)), unless data has no JSON form (a function):

@@ -13,7 +13,7 @@ import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, merge, poolTrades, take, type TradeWindow } from './trades.ts';
-import { poolObject, snapshotOf, tokenObject, totalsOf, tradeRecord } from './views.ts';
+import { poolObject, snapshotOf, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
 
 export interface TradeListOptions {
   startTime?: number;
@@ -25,10 +25,30 @@ export interface TradeListOptions {
   token?: string;
 }
 
-export interface TradePage {
-  items: Array<ReturnType<typeof tradeRecord>>;
-  /** Position of the last item, when there are more. */
-  next: TradeKey | null;
+/** What one trade record of a page is made from (views.ts tradeRecord / tradeJson). */
+type TradeRow = [trade: StoredTrade, pool: PoolState, token: string, quoteSupply: number | null, labels: string[]];
+
+/** A page of trade records: as objects (`items`, built on first use), or as JSON text for a response. */
+export class TradePage {
+  private records: Array<ReturnType<typeof tradeRecord>> | null = null;
+
+  constructor(
+    private readonly rows: TradeRow[],
+    /** Position of the last item, when there are more. */
+    readonly next: TradeKey | null,
+  ) {}
+
+  get items(): Array<ReturnType<typeof tradeRecord>> {
+    return (this.records ??= this.rows.map((r) => tradeRecord(...r)));
+  }
+
+  /** JSON.stringify(items), written without the objects. */
+  itemsJson(): string {
+    let out = '[';
+    const rows = this.rows;
+    for (let i = 0; i < rows.length; i++) out += (i === 0 ? '' : ',') + tradeJson(...rows[i]!);
+    return out + ']';
+  }
 }
 
 export interface CandlesRequest {
@@ -273,13 +293,13 @@ export class MarketQuery {
 
   private page(source: Iterator<[StoredTrade, PoolState]>, limit: number, side: (p: PoolState) => string): TradePage {
     const { items, hasMore } = take(source, limit);
-    const records = items.map(([t, p]) => {
+    const rows = items.map(([t, p]): TradeRow => {
       const token = side(p);
       const quoteSupply = token === p.info!.base_address ? null : supplyOf(this.hosts.tokens.get(token) as TokenState | undefined);
-      return tradeRecord(t, p, token, quoteSupply, activeLabels(this.hosts.labels?.get(t[5])));
+      return [t, p, token, quoteSupply, activeLabels(this.hosts.labels?.get(t[5]))];
     });
     const last = items[items.length - 1]?.[0];
-    return { items: records, next: hasMore && last ? [last[0], last[1], last[2], last[3]] : null };
+    return new TradePage(rows, hasMore && last ? [last[0], last[1], last[2], last[3]] : null);
   }
 
   /**

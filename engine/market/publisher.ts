@@ -7,7 +7,7 @@ import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
 import type { MarketQuery } from './market-query.ts';
-import { tradeRecord } from './views.ts';
+import { tradeJson } from './views.ts';
 
 const MODES = ['price', 'market_cap'] as const;
 const CURRENCIES = ['usd', 'quote'] as const;
@@ -79,15 +79,15 @@ export class MarketPublisher implements PoolOutputs {
     const toPool = sink.has(names.pool);
     const toBase = sink.has(names.base);
     if (toPool || toBase) {
-      const data = JSON.stringify(tradeRecord(stored, state, info.base_address, null, this.deps.labels(stored[5])));
+      const data = tradeJson(stored, state, info.base_address, null, this.deps.labels(stored[5]));
       if (toPool) sink.publish(names.pool, `{"stream":"pool_trades","data":${data}}`);
       if (toBase) sink.publish(names.base, `{"stream":"token_trades","data":${data}}`);
     }
     const quoteTopic = names.quote;
     if (quoteTopic !== null) {
       if (sink.has(quoteTopic)) {
-        const record = tradeRecord(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), this.deps.labels(stored[5]));
-        sink.publish(quoteTopic, `{"stream":"token_trades","data":${JSON.stringify(record)}}`);
+        const data = tradeJson(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), this.deps.labels(stored[5]));
+        sink.publish(quoteTopic, `{"stream":"token_trades","data":${data}}`);
       }
     }
   }

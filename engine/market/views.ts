@@ -181,4 +181,53 @@ export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quot
   };
 }
 
+/** A number as JSON.stringify writes it (null for NaN and ±Infinity). */
+const num = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
+/** Per pool info: the pool fields of its trade records from the base side and from the quote side, as JSON. */
+const poolFieldsJson = new WeakMap<PoolState['info'] & object, [base: string, quote: string]>();
+
+function poolFields(info: PoolState['info'] & object, baseSide: boolean): string {
+  let fields = poolFieldsJson.get(info);
+  if (fields === undefined) {
+    const tail = `"pool_address":${JSON.stringify(info.pool_address)},"dex":${JSON.stringify(info.dex)}`;
+    const base = JSON.stringify(info.base_address);
+    const quote = JSON.stringify(info.quote_address);
+    fields = [`"token_address":${base},"quote_address":${quote},${tail}`, `"token_address":${quote},"quote_address":${base},${tail}`];
+    poolFieldsJson.set(info, fields);
+  }
+  return fields[baseSide ? 0 : 1];
+}
+
+/**
+ * JSON.stringify(tradeRecord(...)), byte for byte, written directly: no record object,
+ * and the pool's fields serialized once per pool. Trade lists and trade frames spent
+ * most of their serialization in JSON.stringify's walk of ~20 keys per trade.
+ * `tx_hash` and `wallet_address` go in as they are: the ingest gate admits only
+ * base58 for them (engine/ingest/events.ts), which JSON never escapes.
+ * test/unit/views-json.test.ts compares both on random trades.
+ */
+export function tradeJson(t: StoredTrade, pool: PoolState, token: string, quoteTokenSupply: number | null, labels: string[]): string {
+  const info = pool.info!;
+  const baseSide = token === info.base_address;
+  const [at, slot, txIndex, eventIndex, buy, wallet, baseAmount, quoteAmount, priceQuote, quoteUsd, marketCapQuote, txHash] = t;
+  const head = `{"trade_id":"${txHash}:${eventIndex}","tx_hash":"${txHash}","slot":${num(slot)},"tx_index":${num(txIndex)},"event_index":${num(eventIndex)},"type":`;
+  const labelsJson = labels.length === 0 ? '[]' : JSON.stringify(labels);
+  const amountUsd = quoteUsd === null ? 'null' : num(quoteAmount * quoteUsd);
+  if (baseSide) {
+    return (
+      head + (buy ? '"buy"' : '"sell"') + `,"wallet_address":"${wallet}",` + poolFields(info, true) +
+      `,"token_amount":${num(baseAmount)},"quote_amount":${num(quoteAmount)},"price_quote":${num(priceQuote)},"price_usd":${quoteUsd === null ? 'null' : num(priceQuote * quoteUsd)}` +
+      `,"amount_usd":${amountUsd},"market_cap_quote":${num(marketCapQuote)},"market_cap_usd":${quoteUsd === null ? 'null' : num(marketCapQuote * quoteUsd)},"labels":${labelsJson},"created_at":${num(at)}}`
+    );
+  }
+  const price = priceQuote > 0 ? 1 / priceQuote : 0;
+  const marketCap = quoteTokenSupply === null ? 0 : price * quoteTokenSupply;
+  return (
+    head + (buy ? '"sell"' : '"buy"') + `,"wallet_address":"${wallet}",` + poolFields(info, false) +
+    `,"token_amount":${num(quoteAmount)},"quote_amount":${num(baseAmount)},"price_quote":${num(price)},"price_usd":null` +
+    `,"amount_usd":${amountUsd},"market_cap_quote":${num(marketCap)},"market_cap_usd":null,"labels":${labelsJson},"created_at":${num(at)}}`
+  );
+}
+
 export { metadataRecord, tokenObject };

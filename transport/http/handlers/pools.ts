@@ -38,10 +38,12 @@ export function tradesPage(
   }
   const result = read(after);
   if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : 'token', subject);
-  return page(result.items, {
-    next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,
-    has_more: result.next !== null,
-  });
+  // The records go out as JSON written directly (views.ts tradeJson): `data` stays empty.
+  return page(
+    [],
+    { next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null, has_more: result.next !== null },
+    result.itemsJson(),
+  );
 }
 
 export function poolOverview({ params, deps }: RouteContext<{ pool_address: string }, unknown>) {
