@@ -50,7 +50,8 @@ interface DbStats {
 function bytesByDatabase(storage: Storage): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, db] of Object.entries(storage)) {
-    if (name === 'env' || !db || typeof (db as { getStats?: unknown }).getStats !== 'function') continue;
+    // tradeBlocks is `trades` read as bytes: the same pages.
+    if (name === 'env' || name === 'tradeBlocks' || !db || typeof (db as { getStats?: unknown }).getStats !== 'function') continue;
     const s = (db as { getStats(): DbStats }).getStats();
     const pages = (s.treeBranchPageCount ?? 0) + (s.treeLeafPageCount ?? 0) + (s.overflowPages ?? 0);
     if (pages) out[name] = pages * (s.pageSize ?? 4096);
