@@ -33,11 +33,15 @@ export interface FailureEnvelope {
 /** A handler result for a list that pages: the envelope gets `pagination`. */
 export class Page<T = unknown> {
   constructor(
-    readonly data: T[],
+    /** The items, or their JSON already written (trade lists write it directly). */
+    readonly data: T[] | JsonText,
     readonly pagination: Pagination,
-    /** JSON.stringify(data), when the handler has it already (trade lists write it directly). */
-    readonly dataJson?: string,
   ) {}
+}
+
+/** JSON text that goes into a response as it is (JSON.rawJSON is not in Node 20). */
+export class JsonText {
+  constructor(readonly json: string) {}
 }
 
 /** A handler result sent as is, outside the envelope (Prometheus text, OpenAPI JSON). */
@@ -48,7 +52,7 @@ export class RawBody {
   ) {}
 }
 
-export const page = <T>(data: T[], pagination: Pagination, dataJson?: string): Page<T> => new Page(data, pagination, dataJson);
+export const page = <T>(data: T[] | JsonText, pagination: Pagination): Page<T> => new Page(data, pagination);
 export const rawBody = (contentType: string, body: string): RawBody => new RawBody(contentType, body);
 
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -98,11 +102,9 @@ export function render(result: unknown): Outgoing {
     return { status: 200, code: 0, contentType: result.contentType, body: result.body };
   }
   if (result instanceof Page) {
-    const body =
-      result.dataJson === undefined
-        ? JSON.stringify(successEnvelope(result.data, result.pagination))
-        : `${SUCCESS_PREFIX}${result.dataJson},"pagination":${JSON.stringify(result.pagination)}}`;
-    return { status: 200, code: 0, contentType: JSON_CONTENT_TYPE, body };
+    // JSON.stringify(successEnvelope(data, pagination)), with the constant fields as text.
+    const data = result.data instanceof JsonText ? result.data.json : JSON.stringify(result.data);
+    return { status: 200, code: 0, contentType: JSON_CONTENT_TYPE, body: `${SUCCESS_PREFIX}${data},"pagination":${JSON.stringify(result.pagination)}}` };
   }
   // The constant fields as text: only `data` is serialized per response. The same bytes
   // as JSON.stringify(successEnvelope(data)), unless data has no JSON form (a function):

@@ -106,6 +106,11 @@ export class MarketQuery {
     return s?.info ? (s as PoolState) : undefined;
   }
 
+  /** A declared pool's info (its tokens), without building any view; null if unknown. */
+  poolInfo(address: string): PoolState['info'] {
+    return this.poolState(address)?.info ?? null;
+  }
+
   /** What the pool views share: the pool, its base token, its quote's latest USD price. */
   private poolParts(address: string) {
     const s = this.poolState(address);
@@ -293,10 +298,16 @@ export class MarketQuery {
 
   private page(source: Iterator<[StoredTrade, PoolState]>, limit: number, side: (p: PoolState) => string): TradePage {
     const { items, hasMore } = take(source, limit);
+    // A page describes its trades from one or two tokens: each quote-side token's supply read once.
+    const supplies = new Map<string, number | null>();
+    const supply = (token: string) => {
+      let s = supplies.get(token);
+      if (s === undefined) supplies.set(token, (s = supplyOf(this.hosts.tokens.get(token) as TokenState | undefined)));
+      return s;
+    };
     const rows = items.map(([t, p]): TradeRow => {
       const token = side(p);
-      const quoteSupply = token === p.info!.base_address ? null : supplyOf(this.hosts.tokens.get(token) as TokenState | undefined);
-      return [t, p, token, quoteSupply, activeLabels(this.hosts.labels?.get(t[5]))];
+      return [t, p, token, token === p.info!.base_address ? null : supply(token), activeLabels(this.hosts.labels?.get(t[5]))];
     });
     const last = items[items.length - 1]?.[0];
     return new TradePage(rows, hasMore && last ? [last[0], last[1], last[2], last[3]] : null);
@@ -321,9 +332,10 @@ export class MarketQuery {
 
   /** GET /tokens/{token}/trades: across every pool of the token, from its side. */
   tokenTrades(address: string, opts: TradeListOptions): TradePage | null {
-    const pools = this.tokenPools(address);
-    if (pools.length === 0 && !this.hosts.tokens.get(address)) return null;
-    return this.page(this.mergePools(pools, opts), opts.limit, () => address);
+    const t = this.hosts.tokens.get(address) as TokenState | undefined;
+    if (!t) return null;
+    // The merge orders the trades: the pools' order (tokenPools ranks them) does not matter.
+    return this.page(this.mergePools(this.poolStates(t), opts), opts.limit, () => address);
   }
 
   /** The pools' trades in the window, merged in order, each with its pool. */

@@ -78,17 +78,17 @@ export class MarketPublisher implements PoolOutputs {
     const names = this.tradeTopicsOf(info);
     const toPool = sink.has(names.pool);
     const toBase = sink.has(names.base);
+    const toQuote = names.quote !== null && sink.has(names.quote);
+    if (!toPool && !toBase && !toQuote) return;
+    const labels = this.deps.labels(stored[5]);
     if (toPool || toBase) {
-      const data = tradeJson(stored, state, info.base_address, null, this.deps.labels(stored[5]));
+      const data = tradeJson(stored, state, info.base_address, null, labels);
       if (toPool) sink.publish(names.pool, `{"stream":"pool_trades","data":${data}}`);
       if (toBase) sink.publish(names.base, `{"stream":"token_trades","data":${data}}`);
     }
-    const quoteTopic = names.quote;
-    if (quoteTopic !== null) {
-      if (sink.has(quoteTopic)) {
-        const data = tradeJson(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), this.deps.labels(stored[5]));
-        sink.publish(quoteTopic, `{"stream":"token_trades","data":${data}}`);
-      }
+    if (toQuote) {
+      const data = tradeJson(stored, state, info.quote_address, supplyOf(this.deps.token(info.quote_address)), labels);
+      sink.publish(names.quote!, `{"stream":"token_trades","data":${data}}`);
     }
   }
 

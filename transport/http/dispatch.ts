@@ -169,7 +169,8 @@ function finish(exchange: Exchange, m: Mounted, result: unknown, cacheKey: strin
     exchange.fail(err);
     return;
   }
-  if (version === null || out.code !== 0) {
+  // render's results are all successes (code 0): failures throw and go through fail.
+  if (version === null) {
     exchange.sendOut(out);
     return;
   }

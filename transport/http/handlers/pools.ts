@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { CandleInterval } from '../../../actors/pool/trade.ts';
 import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
 import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
-import { cursorCodec } from '../cursor.ts';
-import { page } from '../../envelope.ts';
+import { cursorCodec, cursorPosition } from '../cursor.ts';
+import { JsonText, page } from '../../envelope.ts';
 import type { RouteContext, ServerDeps } from '../route.ts';
 
 /** The market reads; 503 in a server started without an engine. */
@@ -28,22 +28,14 @@ export function tradesPage(
 ) {
   const codec = cursorCodec(kind, tradeCursorPayload, deps.cursorSecret!);
   const filters = { subject, order: q.order, start: q.start_time ?? null, token: q.token ?? null };
-  let after: [number, number, number, number] | undefined;
-  if (q.cursor !== undefined) {
-    const c = codec.decode(q.cursor);
-    if (c.subject !== filters.subject || c.order !== filters.order || c.start !== filters.start || c.token !== filters.token) {
-      throw badRequest('cursor', 'was made for other parameters; pass the same subject, order, start_time and token');
-    }
-    after = c.after;
-  }
+  const after = cursorPosition(codec, q.cursor, filters, 'subject, order, start_time and token')?.after;
   const result = read(after);
   if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : 'token', subject);
-  // The records go out as JSON written directly (views.ts tradeJson): `data` stays empty.
-  return page(
-    [],
-    { next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null, has_more: result.next !== null },
-    result.itemsJson(),
-  );
+  // The records go out as JSON written directly (views.ts tradeJson).
+  return page(new JsonText(result.itemsJson()), {
+    next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,
+    has_more: result.next !== null,
+  });
 }
 
 export function poolOverview({ params, deps }: RouteContext<{ pool_address: string }, unknown>) {
@@ -54,10 +46,11 @@ export function poolOverview({ params, deps }: RouteContext<{ pool_address: stri
 
 export function poolTradesRoute({ params, query, deps }: RouteContext<{ pool_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string; token?: string }>) {
   const m = market(deps);
-  const overview = m.pool(params.pool_address);
-  if (!overview) throw notFound('pool', params.pool_address);
-  if (query.token !== undefined && query.token !== overview.pool.base_address && query.token !== overview.pool.quote_address) {
-    throw badRequest('token', `must be ${overview.pool.base_address} or ${overview.pool.quote_address}, the pool's two tokens`);
+  // Only the pool's tokens are needed here, not its overview (totals, windows, heat).
+  const info = m.poolInfo(params.pool_address);
+  if (!info) throw notFound('pool', params.pool_address);
+  if (query.token !== undefined && query.token !== info.base_address && query.token !== info.quote_address) {
+    throw badRequest('token', `must be ${info.base_address} or ${info.quote_address}, the pool's two tokens`);
   }
   return tradesPage(deps, 'pool_trades', params.pool_address, query, (after) =>
     m.poolTrades(params.pool_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token }),
