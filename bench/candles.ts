@@ -1,3 +1,4 @@
+import { CandleRows } from '../actors/pool/candle-rows.ts';
 import { PoolCandles, type ClosedCandleStore, type StoredCandle } from '../actors/pool/candles.ts';
 import type { CandleInterval, PoolTrade } from '../actors/pool/trade.ts';
 import { median, peakRssMiB, type Benchmark } from './harness.ts';
@@ -11,8 +12,10 @@ import { Rng } from '../engine/sources/sim/rng.ts';
  * intervals; cache misses on 10k pools' buckets (~7 × 270 B each) add some. Target
  * ≤ 1 µs (ARCHITECTURE.md: ~10 µs per swap for everything).
  * Shape: 100,000 trades/s of event time (10 per second per pool at 10k pools), 2 %
- * arriving up to 3 s late, USD known; takeChanged and drainClosed on every pool once
- * per second of event time (timed apart), after 30 s of warm-up to a steady state.
+ * arriving up to 3 s late, USD known; takeChanged and drainClosedInto on every pool once
+ * per second of event time (timed apart), after 30 s of warm-up to a steady state. The
+ * drain goes into one reused CandleRows, as the engine's (actors/pool/closed-candles.ts)
+ * reuses each pool's buffer: no array per pool per drain.
  */
 
 const T0 = 1_767_225_600_000;
@@ -70,7 +73,7 @@ interface Window {
   nsPerAdd: number;
   /** CPU time of the process (all its threads, GC helpers included) per add. */
   cpuNsPerAdd: number;
-  /** Wall time per takeChanged + drainClosed of one pool (the actor's once-a-second chores). */
+  /** Wall time per takeChanged + drainClosedInto of one pool (the actor's once-a-second chores). */
   nsPerPoolDrain: number;
   drained: number;
 }
@@ -85,6 +88,8 @@ class Market {
   private readonly candles: PoolCandles[];
   private readonly trades: PoolTrade[];
   private readonly poolOf: Int32Array;
+  /** Every pool's drain goes here and is cleared once read (its rows are the candles' bucket layout). */
+  private readonly drainedRows = new CandleRows();
   private readonly next = rng(42);
   private second = 0;
   checksum = 0;
@@ -103,7 +108,7 @@ class Market {
     let drainNs = 0;
     let drains = 0;
     let drained = 0;
-    const { candles, trades, poolOf } = this;
+    const { candles, trades, poolOf, drainedRows } = this;
     for (let done = 0; done < count; ) {
       const n = Math.min(TRADES_PER_SECOND, count - done);
       fillSecond(trades, poolOf, this.second++, n, this.pools, this.next);
@@ -116,9 +121,15 @@ class Market {
       started = process.hrtime.bigint();
       for (const c of candles) {
         c.takeChanged();
-        const out = c.drainClosed();
-        drained += out.length;
-        for (const s of out) this.checksum = (this.checksum + s[9] * 1e7 + s[14]) % 1e9;
+        c.drainClosedInto(drainedRows);
+        drained += drainedRows.length;
+        // Price close and volume: a StoredCandle's items 9 and 14 are the row's too.
+        const data = drainedRows.data;
+        for (let i = 0; i < drainedRows.length; i++) {
+          const o = CandleRows.offset(i);
+          this.checksum = (this.checksum + data[o + 9]! * 1e7 + data[o + 14]!) % 1e9;
+        }
+        drainedRows.clear();
       }
       drainNs += Number(process.hrtime.bigint() - started);
       drains += candles.length;
@@ -146,7 +157,7 @@ const benchmark: Benchmark = {
     const drainNs = median(runs.map((r) => r.nsPerPoolDrain));
     const n = (x: number) => x.toFixed(0);
     log(`${total.toLocaleString('en-US')} trades over ${pools.toLocaleString('en-US')} pools, ${repeats} runs: ${n(value)} ns/add wall (min ${n(Math.min(...ns))}, max ${n(Math.max(...ns))}); CPU ${n(median(cpu))} ns/add (min ${n(Math.min(...cpu))})`);
-    log(`takeChanged + drainClosed: ${n(drainNs)} ns per pool per second; ${runs[0]!.drained.toLocaleString('en-US')} candles closed per run; peak RSS ${peakRssMiB().toFixed(0)} MiB; result hash ${n(market.checksum)}`);
+    log(`takeChanged + drainClosedInto: ${n(drainNs)} ns per pool per second; ${runs[0]!.drained.toLocaleString('en-US')} candles closed per run; peak RSS ${peakRssMiB().toFixed(0)} MiB; result hash ${n(market.checksum)}`);
     return {
       ns_per_add: { value: Math.round(value), unit: 'ns', min: Math.round(Math.min(...ns)), max: Math.round(Math.max(...ns)) },
       cpu_ns_per_add: { value: Math.round(median(cpu)), unit: 'ns', min: Math.round(Math.min(...cpu)), max: Math.round(Math.max(...cpu)) },

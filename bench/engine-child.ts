@@ -31,7 +31,7 @@ export interface EngineChildResult {
   /** engine.stop(): passivate every actor (snapshots, trade blocks, candles) and close. */
   stopSeconds: number;
   dbBytes: number;
-  /** Bytes in use per LMDB database (pages × page size), by name. */
+  /** Bytes in use per LMDB database (pages × page size), by its LMDB name (`ingest_log`, `trades`, ...). */
   dbBytesByName: Record<string, number>;
   peakRssMiB: number;
   /** createEngine on the directory + createServer + listen + the first /v1/pools/{pool} answered. */
@@ -47,14 +47,22 @@ interface DbStats {
   overflowPages?: number;
 }
 
+/**
+ * Keyed by each database's LMDB name, which lmdb-js's openDB sets as `name` on the
+ * handle (null on the root database, `env`). Storage may open one database twice
+ * (tradeBlocks is `trades` read as bytes): each name is counted once.
+ */
 function bytesByDatabase(storage: Storage): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, db] of Object.entries(storage)) {
-    // tradeBlocks is `trades` read as bytes: the same pages.
-    if (name === 'env' || name === 'tradeBlocks' || !db || typeof (db as { getStats?: unknown }).getStats !== 'function') continue;
-    const s = (db as { getStats(): DbStats }).getStats();
+  const counted = new Set<string>();
+  for (const db of Object.values(storage) as unknown[]) {
+    const handle = db as { name?: unknown; getStats?: unknown } | null;
+    if (!handle || typeof handle !== 'object' || typeof handle.name !== 'string' || typeof handle.getStats !== 'function') continue;
+    if (counted.has(handle.name)) continue;
+    counted.add(handle.name);
+    const s = (handle as { getStats(): DbStats }).getStats();
     const pages = (s.treeBranchPageCount ?? 0) + (s.treeLeafPageCount ?? 0) + (s.overflowPages ?? 0);
-    if (pages) out[name] = pages * (s.pageSize ?? 4096);
+    if (pages) out[handle.name] = pages * (s.pageSize ?? 4096);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { fmt } from './harness.ts';
+import { fmt, percentile } from './harness.ts';
 import type { ClientPlan } from './fanout-client.ts';
 import type { ServerPlan } from './fanout-server.ts';
 import type { ClientCommand, ClientReport, ServerCommand, ServerKind, ServerReport, Shape } from './fanout-plan.ts';
@@ -138,11 +138,6 @@ function rates(a: Marks, b: Marks) {
     serverCpuPct: (b.server.cpuUs - a.server.cpuUs) / 1e4 / serverSeconds,
     clientCpuPct,
   };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Engine } from '../engine/system.ts';
 import { wallMs } from './fanout-plan.ts';
+import { percentile } from './harness.ts';
 
 /**
  * Where the fan-out benchmark's ingest-to-publish time goes (`bench/fanout-one.ts
@@ -25,7 +26,8 @@ import { wallMs } from './fanout-plan.ts';
 /** perf_hooks `constants.NODE_PERFORMANCE_GC_*`. */
 const GC_KINDS: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks' };
 
-type Batch = { firstSeq: number; putAt: number; releasedAt: number };
+/** One ingest-log batch, filed in `puts` under its first seq (the log's key). */
+type Batch = { putAt: number; releasedAt: number };
 
 export interface StageProbe {
   /** A sampled frame of the batch being applied, stamped `stampMs`, published now. */
@@ -36,15 +38,12 @@ export interface StageProbe {
   lines(): string[];
 }
 
-function pct(sorted: Float64Array, p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
-}
 const ms = (v: number) => (Number.isNaN(v) ? '-' : v.toFixed(2));
 
 function dist(name: string, values: number[]): string {
   const s = Float64Array.from(values).sort();
   const sum = values.reduce((a, b) => a + b, 0);
-  return `${name}: n ${values.length} p50 ${ms(pct(s, 0.5))} p90 ${ms(pct(s, 0.9))} p99 ${ms(pct(s, 0.99))} max ${ms(s.length ? s[s.length - 1]! : NaN)} sum ${ms(sum)} ms`;
+  return `${name}: n ${values.length} p50 ${ms(percentile(s, 0.5))} p90 ${ms(percentile(s, 0.9))} p99 ${ms(percentile(s, 0.99))} max ${ms(s.length ? s[s.length - 1]! : NaN)} sum ${ms(sum)} ms`;
 }
 
 export function probeEngine(engine: Engine): StageProbe {
@@ -68,7 +67,7 @@ export function probeEngine(engine: Engine): StageProbe {
   log.put = (key, value) => {
     const write = put(key, value);
     const putAt = wallMs();
-    puts.set(key, { firstSeq: key, putAt, releasedAt: NaN });
+    puts.set(key, { putAt, releasedAt: NaN });
     if (on) {
       // A failed write is the gate's to report (it chains the same promise).
       void write.then(() => {
@@ -81,7 +80,7 @@ export function probeEngine(engine: Engine): StageProbe {
   const committed$ = engine.gate.committed$;
   const next = committed$.next.bind(committed$);
   committed$.next = (b) => {
-    const batch = puts.get(b.firstSeq) ?? { firstSeq: b.firstSeq, putAt: NaN, releasedAt: NaN };
+    const batch = puts.get(b.firstSeq) ?? { putAt: NaN, releasedAt: NaN };
     puts.delete(b.firstSeq);
     batch.releasedAt = wallMs();
     current = batch;

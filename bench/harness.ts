@@ -44,6 +44,16 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * The p-quantile (0..1) of ascending `sorted` by nearest rank (the element at
+ * floor(p × n), the last for p = 1); NaN for an empty list: no samples is no figure,
+ * and 0 would read as a perfect latency.
+ */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
 /** The median of repeated measurements as a Figure, with min, max and every repeat. */
 export function summarize(values: number[], unit: string, digits = 0, better?: 'higher' | 'lower'): Figure {
   const round = (v: number) => Number(v.toFixed(digits));

@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { percentile } from './harness.ts';
 
 /**
  * The load generator of bench/http.ts, in its own process (pinned apart from the
@@ -53,11 +54,6 @@ export interface LoadPlan {
 
 export type LoadResult = Record<string, { full?: LoadRun; fixed?: LoadRun }>;
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
-
 const TICKS_PER_S = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -108,8 +104,9 @@ function run(url: string, headers: Record<string, string>, serverPid: number | u
       const sorted = times.subarray(0, n).sort();
       resolve({
         rps: result.requests.total / result.duration,
-        p50Ms: percentile(sorted, 0.5),
-        p99Ms: percentile(sorted, 0.99),
+        // No response timed: 0, as maxMs: bench/http.ts prints these with toFixed and files their median (NaN would print as NaN, store as null).
+        p50Ms: n ? percentile(sorted, 0.5) : 0,
+        p99Ms: n ? percentile(sorted, 0.99) : 0,
         maxMs: n ? sorted[n - 1]! : 0,
         requests: result.requests.total,
         non2xx: result.non2xx,

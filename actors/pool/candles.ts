@@ -51,7 +51,7 @@ export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles
  *   order. The same trade added twice counts twice in the volumes (the ingest gate
  *   drops duplicates); open/high/low/close are unaffected.
  * - Buckets without trades do not exist: series have no gap filling.
- * - The owner calls drainClosed and takeChanged every second or so, with or without
+ * - The owner calls drainClosedInto and takeChanged every second or so, with or without
  *   subscribers: pending candles and the change list grow until then.
  */
 
@@ -68,7 +68,7 @@ export const CANDLE_LIVE_BUCKETS_MAX = 32;
 
 /**
  * Closed candles of one pool as persisted (LMDB `candles`, key pool + interval +
- * start_at). Read-your-writes: a candle returned by `drainClosed` must be visible to
+ * start_at). Read-your-writes: a candle handed out by `drainClosedInto` must be visible to
  * `read` and `get` from the caller's next call into PoolCandles on (lmdb-js async puts
  * are not, until their commit: write them in a sync transaction, or keep them in a
  * write-behind map consulted first until the commit resolves).
@@ -261,19 +261,11 @@ export class PoolCandles {
 
   /**
    * Closes every bucket whose end is at or before the newest trade's time minus
-   * CANDLE_LATENESS_MS and returns it with the late updates since the last drain, for
-   * the caller to persist in one batch (a candle may come again after a late trade:
-   * a put overwrites). Call it every second or so.
+   * CANDLE_LATENESS_MS and adds it to `out` with the late updates since the last drain,
+   * for the caller to persist in one batch (the engine's buffer: closed-candles.ts). A
+   * candle may come again after a late trade: it is `put`, replacing the row already in
+   * `out`. Call it every second or so.
    */
-  drainClosed(): StoredCandle[] {
-    const rows = new CandleRows();
-    this.drainClosedInto(rows);
-    const out: StoredCandle[] = [];
-    for (let i = 0; i < rows.length; i++) out.push(rows.stored(i));
-    return out;
-  }
-
-  /** drainClosed into `out` (`put`: a candle already there is replaced), as the engine buffers them. */
   drainClosedInto(out: CandleRows): void {
     if (this.pending.length > 0) {
       out.pushAll(this.pending);

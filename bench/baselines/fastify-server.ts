@@ -20,11 +20,13 @@ import * as schema from './schemas.ts';
  *
  * Same data, same work per request: it opens a copy of the data directory mds serves
  * with the same engine (actors activated from snapshots, the same read facade), checks
- * the Bearer key against the same KeyStore (a sha256 and an LMDB read per request,
- * as mds does) and signs cursors with the same secret. What differs is the HTTP
- * stack: Fastify on node:http, ajv and fast-json-stringify against uWebSockets.js,
- * zod and JSON.stringify (plus whatever mds caches). No response caching here: a
- * Fastify app returns its objects.
+ * the Bearer key against the same KeyStore (one LMDB read of the key's record per
+ * request in both: engine/keys.ts verify skips the sha256 while the record's bytes are
+ * unchanged) and signs cursors with the same secret. What differs is the HTTP stack and
+ * the serialization: Fastify on node:http, ajv, and fast-json-stringify of the objects
+ * the read facade returns, against uWebSockets.js, zod, and JSON.stringify but for
+ * trades, which mds writes as text directly (engine/market/views.ts tradeJson), plus
+ * whatever mds caches. No response caching here: a Fastify app returns its objects.
  *
  * Usage: fastify-server.ts --data DIR --port N (binds 127.0.0.1).
  */

@@ -1,5 +1,6 @@
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
+import { CandleRows } from '../../../actors/pool/candle-rows.ts';
 import { PoolCandles, type Candle, type ClosedCandleStore, type StoredCandle } from '../../../actors/pool/candles.ts';
 import type { CandleInterval, PoolTrade } from '../../../actors/pool/trade.ts';
 import { rng } from '../../helpers/fixtures.ts';
@@ -23,6 +24,16 @@ class MemoryStore implements ClosedCandleStore {
   get(interval: CandleInterval, startAt: number): StoredCandle | undefined {
     return this.rows.get(`${interval}:${startAt}`);
   }
+}
+
+/**
+ * What one drain hands out, as StoredCandles: drainClosedInto (the engine's call) into
+ * a fresh CandleRows, read back row by row.
+ */
+function drainClosed(candles: PoolCandles): StoredCandle[] {
+  const rows = new CandleRows();
+  candles.drainClosedInto(rows);
+  return Array.from({ length: rows.length }, (_, i) => rows.stored(i));
 }
 
 interface Usd {
@@ -164,10 +175,10 @@ describe('PoolCandles', () => {
       const c = new PoolCandles(store);
       order.forEach((t, k) => {
         c.add(t);
-        if (k % 2 === 1) store.put(c.drainClosed());
+        if (k % 2 === 1) store.put(drainClosed(c));
       });
       expectCandles(c, EXPECTED);
-      store.put(c.drainClosed());
+      store.put(drainClosed(c));
       expectCandles(c, EXPECTED);
     }
   });
@@ -213,7 +224,7 @@ describe('PoolCandles', () => {
       expect(c.series('15s', 'price', 'quote', { startTime: T0 + 15_000, endTime: T0 + 15_000, limit: 5 }).map((x) => x.start_at - T0)).toEqual([15_000]);
     };
     check();
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     expect(store.rows.size).toBe(7);
     check();
     expect(store.reads).toBeGreaterThan(0);
@@ -222,7 +233,7 @@ describe('PoolCandles', () => {
   it('drains closed buckets as compact tuples, and reads the same series through the store', () => {
     const { c, store } = filled(TRADES);
     const before = allSeries(c);
-    const drained = c.drainClosed();
+    const drained = drainClosed(c);
     // Newest trade J at 61.5 s, lateness 10 s: buckets ending at or before 51.5 s close.
     expect(keysOf(drained)).toEqual([
       ['1s', 0],
@@ -240,7 +251,7 @@ describe('PoolCandles', () => {
     expect(byKey('1s', 1000)).toEqual(['1s', T0 + 1000, 103, 0, 103, 1, 3, 3, 2, 2, 2500, 2500, 2000, 2000, 8.5, 0, 600, 600, 400, 400, 500_000, 500_000, 400_000, 400_000, 1700, 0]);
     // G alone, no USD: 16 items.
     expect(byKey('1s', 15_000)).toEqual(['1s', T0 + 15_000, 111, 0, 111, 0, 4, 4, 4, 4, 4000, 4000, 4000, 4000, 1, 0]);
-    expect(c.drainClosed()).toEqual([]);
+    expect(drainClosed(c)).toEqual([]);
     store.put(drained);
     expect(allSeries(c)).toEqual(before);
     expectCandles(c, EXPECTED);
@@ -248,7 +259,7 @@ describe('PoolCandles', () => {
 
   it('merges a late trade into a candle already drained, and drains it again', () => {
     const { c, store } = filled(TRADES);
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     // K at 0.5 s, position (101, 0, 5): after A, before B. Price 10, cap 9000, 1 quote at 100 USD.
     const K = trade(500, 101, 0, 5, 10, 9000, 1, { priceUsd: 1000, marketCapUsd: 900_000, quoteUsd: 100 });
     c.add(K);
@@ -267,7 +278,7 @@ describe('PoolCandles', () => {
     // 24h@0: volume 24.5+1, USD 2900+100.
     expect(one('24h', 0, 'price', 'quote')).toEqual({ start_at: T0, open: 1, high: 10, low: 0.5, close: 4.5, volume: 25.5 });
     expect(one('24h', 0, 'market_cap', 'usd')).toEqual({ start_at: T0, open: 900_000, high: 900_000, low: 90_000, close: 500_000, volume: 3000 });
-    const again = c.drainClosed();
+    const again = drainClosed(c);
     expect(keysOf(again)).toEqual([
       ['1s', 0],
       ['15s', 0],
@@ -278,14 +289,14 @@ describe('PoolCandles', () => {
     c.add(L);
     expect(one('1s', 5000, 'price', 'quote')).toEqual({ start_at: T0 + 5000, open: 7, high: 7, low: 7, close: 7, volume: 1 });
     expect(one('1s', 5000, 'price', 'usd')).toEqual({ start_at: T0 + 5000, open: null, high: null, low: null, close: null, volume: null });
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     expect(store.get('1s', T0 + 5000)).toEqual(['1s', T0 + 5000, 105, 0, 105, 0, 7, 7, 7, 7, 7000, 7000, 7000, 7000, 1, 0]);
     expect(allSeries(c)).toEqual(allSeries(filled([...TRADES, K, L]).c));
   });
 
   it('restores from a msgpack snapshot with the same candles, pending updates and changes', () => {
     const { c, store } = filled(TRADES);
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     c.takeChanged();
     c.add(trade(500, 101, 0, 5, 10, 9000, 1, null)); // late: pending for 1s@0 and 15s@0
     const restored = PoolCandles.fromSnapshot(unpack(pack(c.toSnapshot())), store);
@@ -295,12 +306,12 @@ describe('PoolCandles', () => {
     const M = trade(62_000, 122, 0, 0, 6, 6000, 2, { priceUsd: 600, marketCapUsd: 600_000, quoteUsd: 100 });
     c.add(M);
     restored.add(M);
-    expect(restored.drainClosed()).toEqual(c.drainClosed());
+    expect(drainClosed(restored)).toEqual(drainClosed(c));
     expect(allSeries(restored)).toEqual(allSeries(c));
     expect(restored.takeChanged()).toEqual(c.takeChanged());
     // An empty one too.
     const empty = PoolCandles.fromSnapshot(unpack(pack(new PoolCandles(store).toSnapshot())), store);
-    expect(empty.drainClosed()).toEqual([]);
+    expect(drainClosed(empty)).toEqual([]);
     expect(empty.takeChanged()).toEqual([]);
   });
 
@@ -332,9 +343,9 @@ describe('PoolCandles', () => {
     // A late trade for a drained bucket, twice across a drain: listed once.
     for (const t of [E, F, G, H, I, J]) c.add(t);
     c.takeChanged();
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     c.add(trade(500, 101, 0, 5, 10, 9000, 1, null));
-    store.put(c.drainClosed());
+    store.put(drainClosed(c));
     c.add(trade(600, 101, 0, 6, 11, 9000, 1, null));
     const changed = c.takeChanged();
     expect(changed.filter((x) => x.interval === '1s')).toEqual([{ interval: '1s', start_at: T0 }]);
@@ -375,7 +386,7 @@ describe('PoolCandles', () => {
     c.add(trade(0, 99, 0, 0, 0.5, 1000, 1, null));
     expect(c.candle('1s', T0, 'price', 'quote')).toEqual({ start_at: T0, open: 0.5, high: 1, low: 0.5, close: 1, volume: 2 });
     // Newest at 39 s: 1s buckets 0..28 s end by 29 s (8 closed by the bound of 32, 21 by lateness); 15s@0 too.
-    const drained = c.drainClosed();
+    const drained = drainClosed(c);
     expect(drained.filter((s) => s[0] === '1s')).toHaveLength(29);
     expect(keysOf(drained.filter((s) => s[0] !== '1s'))).toEqual([['15s', 0]]);
     store.put(drained);
@@ -404,9 +415,9 @@ describe('PoolCandles', () => {
       const cadence = 1 + Math.floor(next() * 20);
       arrival.forEach(({ t }, k) => {
         c.add(t);
-        if (k % cadence === 0) store.put(c.drainClosed());
+        if (k % cadence === 0) store.put(drainClosed(c));
       });
-      if (seed % 2 === 0) store.put(c.drainClosed());
+      if (seed % 2 === 0) store.put(drainClosed(c));
       // Ordered arrival without any drain gives exactly the same candles, volumes included.
       expect(allSeries(c), `seed ${seed}`).toEqual(allSeries(filled(trades).c));
       // And open/high/low/close are those of a direct recomputation (volumes to 1e-12).
@@ -451,7 +462,7 @@ describe('PoolCandles closing at once', () => {
     expect(candles.candle('1s', T0, 'price', 'quote')).toMatchObject({ open: 1, close: 1 });
     expect(store.rows.size).toBe(0);
     candles.add(at(500, 150, 5)); // late: into the closed 1s@0, after A by position
-    const drained = candles.drainClosed();
+    const drained = drainClosed(candles);
     expect(drained.map((c) => `${c[0]}@${c[1] - T0}`).sort()).toEqual(['15s@0', '1s@0']);
     const oneSecond = drained.find((c) => c[0] === '1s')!;
     // open/close by position (slot 100, then 150), high 5, volume of both trades.
@@ -459,7 +470,7 @@ describe('PoolCandles closing at once', () => {
     store.put(drained);
     // Drained and stored: a later late trade reloads it and the next drain replaces it.
     candles.add(at(700, 160, 0.5));
-    const again = candles.drainClosed().find((c) => c[0] === '1s')!;
+    const again = drainClosed(candles).find((c) => c[0] === '1s')!;
     expect([again[1] - T0, again[6], again[7], again[8], again[9], again[14]]).toEqual([0, 1, 5, 0.5, 0.5, 3]);
     expect(candles.series('1s', 'price', 'quote', { limit: 10 }).map((c) => c.start_at - T0)).toEqual([0, 40_000]);
   });
