@@ -1,13 +1,17 @@
+import { afterEach, beforeEach } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
 import type { ConfigInput, PlanName } from '../../engine/config.ts';
 import { createKeyStore } from '../../engine/keys.ts';
+import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
-import { tempDir, testConfig } from './fixtures.ts';
+import { tempDir, testConfig, type TempDir } from './fixtures.ts';
 
 /** A real uWS server on 127.0.0.1 over an engine, and a key of `plan` to call it with. */
 export interface EngineServer {
+  /** The engine served (serveEngine's argument). */
+  engine: Engine;
   server: Server;
   base: string;
   key: string;
@@ -26,6 +30,7 @@ export async function serveEngine(engine: Engine, options: { plan?: PlanName; cu
   const base = `http://127.0.0.1:${await server.listen()}`;
   const headers = { authorization: `Bearer ${key}` };
   return {
+    engine,
     server,
     base,
     key,
@@ -43,7 +48,6 @@ export async function serveEngine(engine: Engine, options: { plan?: PlanName; cu
 
 /** A fresh engine in a temporary directory, served: what most route tests start from. */
 export interface ServedEngine extends EngineServer {
-  engine: Engine;
   /** Closes the server, stops the engine, deletes the directory. */
   stop(): Promise<void>;
 }
@@ -52,22 +56,80 @@ export interface ServedEngine extends EngineServer {
  * Creates an engine in a temporary directory (test config: event clock, no source),
  * ingests `events` (each must be applied) and serves it with a key of `plan`.
  */
-export async function startServedEngine(events: readonly unknown[], options: { plan?: PlanName; config?: Partial<ConfigInput>; start?: boolean } = {}): Promise<ServedEngine> {
+export async function startServedEngine(events: readonly unknown[], options: { plan?: PlanName; start?: boolean } = {}): Promise<ServedEngine> {
   const dir = tempDir();
-  const engine = await createEngine({ config: testConfig(dir.path, options.config) });
+  const engine = await createEngine({ config: testConfig(dir.path) });
   if (options.start) await engine.start();
   for (const e of events) {
     const result = await engine.ingest(e);
     if (result.status !== 'applied') throw new Error(`event not applied (${JSON.stringify(result)}): ${JSON.stringify(e).slice(0, 200)}`);
   }
   const served = await serveEngine(engine, { plan: options.plan });
-  return {
-    ...served,
-    engine,
+  return Object.assign(served, {
     async stop() {
       served.close();
       await engine.stop();
       dir.cleanup();
+    },
+  });
+}
+
+/** Engines on one temporary directory per test: see useTempEngine. */
+export interface TempEngine {
+  /** This test's directory; only inside a test or its hooks. */
+  readonly dir: TempDir;
+  /**
+   * Opens an engine (test config) on the directory, or on `overrides.data`, and records
+   * it for the afterEach to stop; with `start`, starts it too.
+   */
+  open(overrides?: Partial<ConfigInput>, options?: { actors?: ActorBehavior<any>[]; start?: boolean }): Promise<Engine>;
+  /**
+   * A simulated crash: what was ingested is made durable, nothing more is snapshotted,
+   * storage is closed without a checkpoint; the engine is forgotten (never stopped).
+   */
+  crash(engine: Engine): Promise<void>;
+}
+
+/**
+ * A fresh temporary directory for each test of the enclosing describe (or file),
+ * made in a beforeEach; an afterEach stops every engine `open` made (errors ignored:
+ * a test may have stopped one itself) and deletes the directory.
+ */
+export function useTempEngine(prefix?: string): TempEngine {
+  let dir: TempDir | null = null;
+  let engines: Engine[] = [];
+  const current = (): TempDir => {
+    if (!dir) throw new Error('useTempEngine: the temp dir exists only inside a test or its hooks');
+    return dir;
+  };
+  beforeEach(() => {
+    dir = tempDir(prefix);
+  });
+  afterEach(async () => {
+    const [open, path] = [engines, dir];
+    engines = [];
+    dir = null;
+    try {
+      for (const engine of open) await engine.stop().catch(() => undefined);
+    } finally {
+      path?.cleanup();
+    }
+  });
+  return {
+    get dir() {
+      return current();
+    },
+    async open(overrides = {}, options = {}) {
+      const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors });
+      engines.push(engine);
+      if (options.start) await engine.start();
+      return engine;
+    },
+    async crash(engine) {
+      await engine.gate.flush();
+      engine.query.research?.stop();
+      await engine.storage.close();
+      engines = engines.filter((e) => e !== engine);
     },
   };
 }

@@ -1,28 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../engine/system.ts';
+import { identityOf } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
-import { OTHER_WALLET, POOL, REQUIRED, TX, WSOL, base58, rng, sampleEvents, swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { OTHER_WALLET, POOL, REQUIRED, TX, WSOL, base58, rng, sampleEvents, swapStream } from '../helpers/fixtures.ts';
 
-let dirs: TempDir[] = [];
-let engines: Engine[] = [];
-
-async function open(overrides = {}): Promise<Engine> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const engine = await createEngine({ config: testConfig(dir.path, overrides) });
-  engines.push(engine);
-  return engine;
-}
-
-afterEach(async () => {
-  for (const engine of engines) await engine.stop().catch(() => undefined);
-  for (const dir of dirs) dir.cleanup();
-  engines = [];
-  dirs = [];
-});
+// Every engine a test opens is stopped after it, even when an assertion fails first.
+const temp = useTempEngine();
+const open = temp.open;
 
 const deadLetters = (engine: Engine) => [...engine.storage.deadLetters.getRange()].map((e) => e.value);
 const logged = (engine: Engine) => [...readLog(engine.storage, 1)].map((e) => e.event);
@@ -127,10 +114,8 @@ describe('ingest gate', () => {
   });
 
   it('makes duplicates no-ops, in one batch and across batches and restarts', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
     const events = Object.values(sampleEvents());
-    let engine = await createEngine({ config: testConfig(dir.path) });
+    let engine = await open();
     // Same event twice in one event turn: one batch.
     const [first, second] = await Promise.all([engine.ingest(events[2]), engine.ingest(events[2])]);
     expect(first!.status).toBe('applied');
@@ -138,8 +123,7 @@ describe('ingest gate', () => {
     for (const e of events) await engine.ingest(e);
     expect(engine.query.status().ingested).toBe(events.length);
     await engine.stop();
-    engine = await createEngine({ config: testConfig(dir.path) });
-    engines.push(engine);
+    engine = await open();
     for (const e of events) expect(await engine.ingest(e)).toEqual({ status: 'duplicate' });
     expect(engine.query.status().ingested).toBe(events.length);
     const ids = logged(engine).map(identityOf);
@@ -159,11 +143,9 @@ describe('ingest gate', () => {
   });
 
   it('dedups across a restart whatever form the stored identities take: joined, arrays (older data dirs), labels with newlines', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
     const label = { type: 'label', wallet_address: OTHER_WALLET, label: 'line one\nline two', action: 'add', at: 1_767_225_600_000 };
     const events = [...Object.values(sampleEvents()), label];
-    let engine = await createEngine({ config: testConfig(dir.path) });
+    let engine = await open();
     for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
     const stored = [...engine.storage.identities.getRange()];
     expect(stored.some(({ value }) => typeof value === 'string')).toBe(true);
@@ -173,17 +155,14 @@ describe('ingest gate', () => {
       if (typeof value === 'string') await engine.storage.identities.put(key, value.split('\n'));
     }
     await engine.stop();
-    engine = await createEngine({ config: testConfig(dir.path) });
-    engines.push(engine);
+    engine = await open();
     for (const e of events) expect(await engine.ingest(e)).toEqual({ status: 'duplicate' });
     expect(engine.query.status().ingested).toBe(events.length);
   });
 
   it('reads an ingest log written msgpack-encoded (older data dirs) as it reads the raw one', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
     const events = Object.values(sampleEvents());
-    let engine = await createEngine({ config: testConfig(dir.path) });
+    let engine = await open();
     for (const e of events) await engine.ingest(e);
     const before = logged(engine);
     expect(before).toHaveLength(events.length);
@@ -194,8 +173,7 @@ describe('ingest gate', () => {
     }
     expect([...engine.storage.ingestLog.getRange()].every(({ value }) => value[0] !== 0x7b)).toBe(true);
     await engine.stop();
-    engine = await createEngine({ config: testConfig(dir.path) });
-    engines.push(engine);
+    engine = await open();
     expect(logged(engine)).toEqual(before);
     expect(engine.query.status().ingested).toBe(events.length);
     const next = { ...sampleEvents().swap, event_index: 9 };
@@ -231,13 +209,10 @@ describe('ingest gate', () => {
       [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
     }
     const states = [];
-    for (const order of [events, shuffled]) {
-      const dir = tempDir();
-      dirs.push(dir);
-      const file = join(dir.path, 'events.ndjson');
+    for (const [name, order] of [['ordered', events], ['shuffled', shuffled]] as const) {
+      const file = join(temp.dir.path, `${name}.ndjson`);
       writeFileSync(file, order.map((e) => JSON.stringify(e)).join('\n') + '\n');
-      const engine = await createEngine({ config: testConfig(join(dir.path, 'data')) });
-      engines.push(engine);
+      const engine = await open({ data: join(temp.dir.path, name) });
       await engine.runSource(engine.createSource(`ndjson:${file}`));
       const ids = new Set(logged(engine).map(identityOf));
       states.push({ ids, price: engine.query.solPrice(), now: engine.clock.now(), count: engine.query.status().ingested });
@@ -251,11 +226,9 @@ describe('ingest gate', () => {
 
 describe('NDJSON source and bad input', () => {
   it('dead-letters a malformed line, a 10 MB line and invalid UTF-8, and applies the rest', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
     const { quote_price, token } = sampleEvents();
     const good = (at: number) => JSON.stringify({ ...quote_price, at });
-    const file = join(dir.path, 'bad.ndjson');
+    const file = join(temp.dir.path, 'bad.ndjson');
     const parts: Buffer[] = [
       Buffer.from(good(1) + '\n'),
       Buffer.from('{"type":"quote_price", nope\n'),
@@ -266,8 +239,7 @@ describe('NDJSON source and bad input', () => {
       Buffer.from(good(3)), // no trailing newline
     ];
     writeFileSync(file, Buffer.concat(parts));
-    const engine = await createEngine({ config: testConfig(join(dir.path, 'data'), { ingest: { lineBytesMax: 1_048_576 } }) });
-    engines.push(engine);
+    const engine = await open({ data: join(temp.dir.path, 'data'), ingest: { lineBytesMax: 1_048_576 } });
     await engine.runSource(engine.createSource(`ndjson:${file}`));
     expect(engine.query.status()).toMatchObject({ ingested: 3, deadLetters: 3, sourceDone: true });
     const letters = deadLetters(engine);

@@ -3,20 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLog } from '../../engine/ingest/gate.ts';
 import { ndjsonSource } from '../../engine/sources/ndjson.ts';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import { WSOL, sampleEvents, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { WSOL, sampleEvents } from '../helpers/fixtures.ts';
 
 const MDS = fileURLToPath(new URL('../../bin/mds.js', import.meta.url));
-let dir: TempDir;
-let engine: Engine | undefined;
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  dir.cleanup();
-});
+const temp = useTempEngine();
 
 const price = (at: number) => JSON.stringify({ type: 'quote_price', quote_address: WSOL, price_usd: 100 + at, at });
 
@@ -45,11 +39,10 @@ function input(): { bytes: Buffer; good: number[]; bad: Array<[number, RegExp]> 
 describe('NDJSON source', () => {
   for (const size of [1, 5, 64, 1100, 100_000]) {
     it(`gives the same events and dead letters whatever the chunking (${size}-byte chunks)`, async () => {
-      dir = tempDir();
       const { bytes, good, bad } = input();
       const chunks: Buffer[] = [];
       for (let i = 0; i < bytes.length; i += size) chunks.push(Buffer.from(bytes.subarray(i, i + size)));
-      engine = await createEngine({ config: testConfig(dir.path) });
+      const engine = await temp.open();
       await engine.runSource(ndjsonSource({ path: 'test', lineBytesMax: 1024, stream: Readable.from(chunks) }));
       const applied = [...readLog(engine.storage, 1)].map((e) => (e.event as { at: number }).at);
       expect(applied).toEqual(good);
@@ -61,14 +54,13 @@ describe('NDJSON source', () => {
   }
 
   it('logs a file of several MiB byte for byte, whatever lines cross its 1 MiB reads', async () => {
-    dir = tempDir();
     // Lines of varying length (padded with an unknown field), so that reads end mid-line at different offsets.
     const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ type: 'quote_price', quote_address: WSOL, price_usd: 100 + i, at: i + 1, pad: 'p'.repeat(i % 97) }));
     const bytes = Buffer.from(lines.join('\n') + '\n');
     expect(bytes.length).toBeGreaterThan(3 * 2 ** 20);
-    const file = join(dir.path, 'big.ndjson');
+    const file = join(temp.dir.path, 'big.ndjson');
     writeFileSync(file, bytes);
-    engine = await createEngine({ config: testConfig(join(dir.path, 'data')) });
+    const engine = await temp.open({ data: join(temp.dir.path, 'data') });
     await engine.runSource(ndjsonSource({ path: file, lineBytesMax: 1024 }));
     expect(engine.query.status()).toMatchObject({ ingested: lines.length, deadLetters: 0 });
     const logged = [...engine.storage.ingestLog.getRange()].map(({ value }) => Buffer.from(value));
@@ -76,8 +68,7 @@ describe('NDJSON source', () => {
   });
 
   it('replays from stdin with `mds replay -`', () => {
-    dir = tempDir();
-    const data = join(dir.path, 'data');
+    const data = join(temp.dir.path, 'data');
     const r = spawnSync(process.execPath, [MDS, 'replay', '-', '--data', data, '--log-level', 'silent'], { input: [price(1), price(2), 'nope'].join('\n'), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('2 events in the log, 1 dead letters');

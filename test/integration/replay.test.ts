@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
-import { createEngine, type Engine } from '../../engine/system.ts';
+import { createEngine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
@@ -13,18 +13,15 @@ import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts'
  * (cursors included: both servers sign them with the same key).
  */
 
-/** An engine and its server (test/helpers/engine-server.ts). */
-type Instance = EngineServer & { engine: Engine };
-
 const cursorSecret = randomBytes(32);
 let dir: TempDir;
 let file: string;
-const instances: Instance[] = [];
+const instances: EngineServer[] = [];
 
-async function ingestOnce(name: string): Promise<Instance> {
+async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
   await engine.runSource(engine.createSource(`ndjson:${file}`));
-  return { engine, ...(await serveEngine(engine, { plan: 'scale', cursorSecret })) };
+  return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
 /** The paths to compare: every market route, over pools and tokens picked from the file. */
@@ -74,7 +71,7 @@ afterAll(async () => {
 
 describe('replay in event-clock mode', () => {
   it('gives byte-identical responses on every market route, and on the next pages', async () => {
-    const [a, b] = instances as [Instance, Instance];
+    const [a, b] = instances as [EngineServer, EngineServer];
     expect(a.engine.query.status().ingested).toBe(b.engine.query.status().ingested);
     expect(a.engine.query.status().deadLetters).toBe(0);
     let compared = 0;

@@ -17,20 +17,15 @@ import { tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtur
  *   with the records deleted (rebuilt from the actors), still byte-identical.
  */
 
-/** An engine and its server (test/helpers/engine-server.ts). */
-type Instance = EngineServer & { engine: Engine };
-
 const cursorSecret = randomBytes(32);
 let dir: TempDir;
 let file: string;
-let eager: Instance;
-let lazy: Instance;
+let eager: EngineServer;
+let lazy: EngineServer;
 
-async function serve(engine: Engine): Promise<Instance> {
-  return { engine, ...(await serveEngine(engine, { plan: 'scale', cursorSecret })) };
-}
+const serve = (engine: Engine) => serveEngine(engine, { plan: 'scale', cursorSecret });
 
-async function ingest(name: string, eagerly: boolean): Promise<Instance> {
+async function ingest(name: string, eagerly: boolean): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
   if (eagerly) {
     let batches = 0;
@@ -46,7 +41,7 @@ async function ingest(name: string, eagerly: boolean): Promise<Instance> {
   return serve(engine);
 }
 
-async function restart(i: Instance, dropRecords: boolean): Promise<Instance> {
+async function restart(i: EngineServer, dropRecords: boolean): Promise<EngineServer> {
   i.close();
   const config = i.engine.config;
   const time = i.engine.clock.now();
@@ -97,7 +92,7 @@ function paths(): string[] {
 }
 
 /** Every path and the two pages after it give the same bytes on both instances. */
-async function compare(a: Instance, b: Instance): Promise<{ compared: number; items: number }> {
+async function compare(a: EngineServer, b: EngineServer): Promise<{ compared: number; items: number }> {
   let compared = 0;
   let items = 0;
   for (const first of paths()) {

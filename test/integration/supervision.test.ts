@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { ConfigInput } from '../../engine/config.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import { WALLET, OTHER_WALLET, WSOL, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import type { Engine } from '../../engine/system.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { WALLET, OTHER_WALLET, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * A label-counting actor kind per wallet that throws on the label `poison`, and on
@@ -31,23 +33,37 @@ const labelCounter: ActorBehavior<LabelState> = {
 
 const label = (wallet: string, name: string, at: number) => ({ type: 'label', wallet_address: wallet, label: name, action: 'add', at });
 
-let dir: TempDir;
-let engine: Engine | undefined;
-afterEach(async () => {
-  await engine?.stop().catch(() => undefined);
-  engine = undefined;
-  dir.cleanup();
-});
-
-async function start(overrides = {}): Promise<Engine> {
-  engine = await createEngine({ config: testConfig(dir.path, overrides), actors: [labelCounter] });
-  return engine;
-}
+const temp = useTempEngine();
+/** An engine with the label counter beside the built-in kinds; not started (no timers, no replay). */
+const start = (overrides: Partial<ConfigInput> = {}) => temp.open(overrides, { actors: [labelCounter] });
 const hostOf = (e: Engine) => e.hosts.find((h) => h.kind === 'label-counter')!;
+
+/**
+ * Counts the real LMDB reads of actor snapshots (calls to `e.storage.snapshots.get`,
+ * still made) until `restore()`, which puts the store's own method back.
+ */
+function countSnapshotReads(e: Engine): { readonly count: number; restore(): void } {
+  const snapshots = e.storage.snapshots;
+  const own = Object.hasOwn(snapshots, 'get');
+  const get = snapshots.get;
+  let count = 0;
+  snapshots.get = function (this: unknown, ...args: unknown[]) {
+    count++;
+    return (get as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof get;
+  return {
+    get count() {
+      return count;
+    },
+    restore() {
+      if (own) snapshots.get = get;
+      else delete (snapshots as { get?: unknown }).get;
+    },
+  };
+}
 
 describe('supervision', () => {
   it('restarts an actor that throws, dead-letters an event that breaks it twice, and keeps the others serving', async () => {
-    dir = tempDir();
     flakyThrown = false;
     const e = await start();
     await e.ingest(label(WALLET, 'kol', 1));
@@ -80,7 +96,6 @@ describe('supervision', () => {
     ['one batch', 2_000],
     ['one batch per event', 1],
   ])('rebuilds an actor from events not yet committed (%s)', async (_, batchMax) => {
-    dir = tempDir();
     flakyThrown = false;
     const e = await start({ ingest: { batchMax } });
     // One turn, no await between: both are released to the actors before either commits.
@@ -89,13 +104,12 @@ describe('supervision', () => {
     expect(flakyThrown).toBe(true);
     expect(hostOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'] });
     // The snapshot written afterwards holds both, too.
-    e.passivateIdle(performance.now() + 10 * 60_000);
+    await e.passivateIdle(performance.now() + 10 * 60_000);
     await e.storage.env.flushed;
     expect(e.storage.snapshots.get(`label-counter:${WALLET}`)).toMatchObject({ seq: 2, state: { state: { labels: ['kol', 'flaky'] } } });
   });
 
   it('gives every released event once and in seq order while earlier batches commit', async () => {
-    dir = tempDir();
     flakyThrown = true;
     const e = await start({ ingest: { batchMax: 1 } });
     const seen: string[] = [];
@@ -124,7 +138,6 @@ describe('supervision', () => {
   });
 
   it('rebuilds from the committed snapshot when a newer one is still in flight', async () => {
-    dir = tempDir();
     flakyThrown = false;
     const e = await start();
     await e.ingest(label(WALLET, 'kol', 1));
@@ -140,7 +153,6 @@ describe('supervision', () => {
   });
 
   it('skips a poison event whose mark is not committed yet when a later event forces a rebuild', async () => {
-    dir = tempDir();
     flakyThrown = false;
     const e = await start();
     const results = await Promise.all([
@@ -157,7 +169,6 @@ describe('supervision', () => {
   });
 
   it('stops an actor whose rebuild throws, dead-letters its events, and keeps ingesting for the others', async () => {
-    dir = tempDir();
     flakyThrown = true;
     brittleSeen = 0;
     const e = await start();
@@ -179,56 +190,62 @@ describe('supervision', () => {
   });
 
   it('skips a known poison event when the log is replayed after a restart of the process', async () => {
-    dir = tempDir();
     flakyThrown = true;
     let e = await start();
     await e.ingest(label(WALLET, 'kol', 1));
     await e.ingest(label(WALLET, 'poison', 2));
     await e.ingest(label(WALLET, 'whale', 3));
     // Simulate a crash: nothing snapshotted, the checkpoint stays at 0.
-    await e.gate.flush();
-    await e.storage.close();
-    engine = undefined;
+    await temp.crash(e);
     e = await start();
     expect(hostOf(e).get(WALLET)).toEqual({ labels: ['kol', 'whale'] });
     expect(e.storage.deadLetters.getCount()).toBe(1);
   });
 
   it('answers a read of an actor that does not exist from memory, until an event creates it', async () => {
-    dir = tempDir();
     flakyThrown = true;
     const e = await start();
     const host = hostOf(e);
-    // Absent, twice: the second answer comes from the host's memory of the first.
-    expect(host.get(WALLET)).toBeUndefined();
-    expect(host.get(WALLET)).toBeUndefined();
-    await e.ingest(label(WALLET, 'kol', 1));
-    expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
-    // Passivated: a read finds its snapshot, not the remembered absence.
-    e.passivateIdle(performance.now() + 10 * 60_000);
-    await e.storage.env.flushed;
-    expect(host.isResident(WALLET)).toBe(false);
-    expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
+    const reads = countSnapshotReads(e);
+    try {
+      // Absent, twice: the first asks LMDB, the second answers from the host's memory of it.
+      expect(host.get(WALLET)).toBeUndefined();
+      expect(reads.count).toBe(1);
+      expect(host.get(WALLET)).toBeUndefined();
+      expect(reads.count).toBe(1);
+      await e.ingest(label(WALLET, 'kol', 1));
+      expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
+      // Passivated: a read finds its snapshot in LMDB, not the remembered absence.
+      await e.passivateIdle(performance.now() + 10 * 60_000);
+      await e.storage.env.flushed;
+      expect(host.isResident(WALLET)).toBe(false);
+      const before = reads.count;
+      expect(host.get(WALLET)).toEqual({ labels: ['kol'] });
+      expect(reads.count - before).toBe(1);
+    } finally {
+      reads.restore();
+    }
   });
 
   it('passivates idle actors to snapshots and activates them again on use', async () => {
-    dir = tempDir();
     flakyThrown = true;
     const e = await start();
     await e.ingest(label(WALLET, 'kol', 1));
     await e.ingest(label(OTHER_WALLET, 'bot', 1));
     const host = hostOf(e);
     expect(host.size).toBe(2);
-    expect(e.passivateIdle(performance.now() + 10 * 60_000)).toBeGreaterThanOrEqual(2);
+    expect(await e.passivateIdle(performance.now() + 10 * 60_000)).toBeGreaterThanOrEqual(2);
     expect(host.size).toBe(0);
     await e.storage.env.flushed;
     expect(e.storage.snapshots.get(`label-counter:${WALLET}`)).toMatchObject({ state: { state: { labels: ['kol'] } } });
     expect(await e.metrics.registry.metrics()).toContain('mds_actor_passivations_total{kind="label-counter"} 2');
-    // Passivated and used again before its snapshot commits: nothing is lost.
-    e.passivateIdle(performance.now() + 10 * 60_000);
+    // Passivated and used again before its snapshot commits: nothing is lost. (Each
+    // sweep is awaited only after the use, so that the use comes before the commit.)
+    const first = e.passivateIdle(performance.now() + 10 * 60_000);
     await e.ingest(label(OTHER_WALLET, 'whale', 2));
-    e.passivateIdle(performance.now() + 10 * 60_000);
+    const second = e.passivateIdle(performance.now() + 10 * 60_000);
     expect(host.get(OTHER_WALLET)).toEqual({ labels: ['bot', 'whale'] });
+    await Promise.all([first, second]);
     // An event activates it from the snapshot; a read activates it too.
     await e.ingest(label(WALLET, 'whale', 2));
     expect(host.isResident(WALLET)).toBe(true);
@@ -239,14 +256,13 @@ describe('supervision', () => {
     await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 10, at: 3 });
     const quotes = e.hosts.find((h) => h.kind === 'quote-price')!;
     expect(quotes.lifecycle(WSOL)).toBe('priced');
-    e.passivateIdle(performance.now() + 10 * 60_000);
+    await e.passivateIdle(performance.now() + 10 * 60_000);
     expect(quotes.isResident(WSOL)).toBe(false);
     expect(quotes.lifecycle(WSOL)).toBe('priced');
     expect(quotes.lifecycle(WALLET)).toBeUndefined();
   });
 
   it('stops an actor that keeps crashing and sends its events to dead letters', async () => {
-    dir = tempDir();
     flakyThrown = true;
     const e = await start({ actors: { restartsMax: 2 } });
     for (let i = 0; i < 3; i++) await e.ingest(label(WALLET, 'poison', 10 + i));
