@@ -48,6 +48,10 @@ export function registerSource(factory: SourceFactory): void {
 }
 
 const CHECKPOINT_KEY = 'checkpoint';
+/** Slices a sliced checkpoint gives the research records before writing the rest at once. */
+const RESEARCH_SLICES_MAX = 200;
+/** A slice length from options: none or 0 is all at once. */
+const sliceOf = (sliceMs: number | undefined): number => (sliceMs !== undefined && sliceMs > 0 ? sliceMs : Infinity);
 /** The latest event time applied, so that an event clock resumes where it was after a restart. */
 const LATEST_AT_KEY = 'latest_event_at';
 
@@ -171,7 +175,7 @@ export class Engine {
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
     const sliced = { sliceMs: actors.checkpointSliceMs };
-    this.timers.push(setInterval(() => void (this.sweeping ??= this.passivateIdle(undefined, sliced).finally(() => (this.sweeping = null))), actors.sweepMs).unref());
+    this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
@@ -264,94 +268,101 @@ export class Engine {
   }
 
   /**
-   * Snapshots every changed actor and records the seq they all cover. By default in one
-   * event-loop turn (one transaction). With `sliceMs` (the engine's own timer uses
-   * `actors.checkpointSliceMs`), the snapshots are written in turns of about that long,
-   * so a checkpoint of thousands of pools does not hold every stream and request for
-   * most of a second; resolves once the checkpoint's seq is durable.
+   * Snapshots every changed actor and records the seq they all cover. By default all in
+   * the caller's turn (one transaction; the snapshots are queued when this returns).
+   * With `sliceMs` (the engine's timer uses `actors.checkpointSliceMs`), in turns of
+   * about that long, so a checkpoint of thousands of pools does not hold every stream
+   * and request for most of a second; one such checkpoint at a time. Resolves once the
+   * checkpoint's seq is written (false: the engine stopped first).
+   *
+   * Every actor changed at the start (seq C) is snapshotted, some in later turns: a
+   * snapshot records its own seq, C or later, and a restart replays the log after C to
+   * each actor from its own snapshot's seq on. An actor changed only after C needs no
+   * snapshot for C. C is written last, so it commits after every snapshot it counts on
+   * (LMDB commits transactions in order). Research records are derived from the actors:
+   * one newer than C is refreshed again by the replay after C.
    */
   checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
-    const sliceMs = options.sliceMs ?? 0;
-    if (sliceMs > 0) {
-      // One at a time: the timer may fire again while a sliced one is under way.
-      this.checkpointing ??= this.checkpointInSlices(sliceMs).finally(() => (this.checkpointing = null));
-      return this.checkpointing;
-    }
-    for (const host of this.hosts) host.snapshotDirty();
-    return this.recordCheckpoint(this.appliedSeq);
+    const sliceMs = sliceOf(options.sliceMs);
+    if (sliceMs === Infinity) return this.checkpointNow(sliceMs);
+    this.checkpointing ??= this.checkpointNow(sliceMs).finally(() => (this.checkpointing = null));
+    return this.checkpointing;
   }
 
-  /**
-   * Every actor changed at the start (seq C) is snapshotted, some in later turns: a
-   * snapshot records its own seq, C or later, and a restart replays the log after C
-   * to each actor from its own snapshot's seq on. An actor changed only after C needs
-   * no snapshot for C. The checkpoint's seq is written last, so it commits after every
-   * snapshot it counts on (LMDB commits transactions in order).
-   */
-  private async checkpointInSlices(sliceMs: number): Promise<unknown> {
+  private async checkpointNow(sliceMs: number): Promise<unknown> {
     const seq = this.appliedSeq;
-    const work = this.hosts.map((host) => ({ host, keys: host.dirtyKeys() }));
-    let deadline = performance.now() + sliceMs;
-    for (const { host, keys } of work) {
-      for (let i = 0; i < keys.length; i++) {
-        host.snapshotIfDirty(keys[i]!);
-        if ((i & 15) === 15 && performance.now() >= deadline) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          // stop() writes its own checkpoint; storage may be closed by the next turn.
-          if (this.state !== 'ready') return false;
-          deadline = performance.now() + sliceMs;
-        }
-      }
-    }
-    // The research records, refreshed and written in slices too: the final turn
-    // refreshes only what changed since the last slice.
-    while (!this.research.persist(performance.now() + sliceMs)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.state !== 'ready') return false;
-    }
+    if (!(await this.inSlices(this.snapshotSteps(), sliceMs))) return false;
+    if (!(await this.inSlices(this.researchSteps(sliceMs), sliceMs))) return false;
+    // What changed since the last slice, in the turn that writes C.
+    this.research.persist();
     return this.recordCheckpoint(seq);
   }
 
-  /**
-   * Research records (refreshed now, at this seq or later: records are derived from
-   * the actors, and the replay after the seq refreshes every one it changes) and the
-   * checkpoint's seq.
-   */
+  /** Snapshots the actors changed now, yielding every 16. */
+  private *snapshotSteps(): Generator<void> {
+    for (const host of this.hosts) {
+      const keys = host.dirtyKeys();
+      for (let i = 0; i < keys.length; i++) {
+        host.snapshotIfDirty(keys[i]!);
+        if ((i & 15) === 15) yield;
+      }
+    }
+  }
+
+  /** Research records refreshed and written a slice at a time, at most RESEARCH_SLICES_MAX of them (events may dirty records as fast). */
+  private *researchSteps(sliceMs: number): Generator<void> {
+    for (let n = 0; n < RESEARCH_SLICES_MAX && !this.research.persist(performance.now() + sliceMs); n++) yield;
+  }
+
+  /** The checkpoint's seq and the latest event time, in the caller's transaction. */
   private recordCheckpoint(seq: number): Promise<unknown> {
-    this.query.research!.persist();
     this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
     return this.storage.meta.put(CHECKPOINT_KEY, seq);
   }
 
   /**
-   * Snapshots and drops actors unused for `actors.idleMs`. With `sliceMs`, in turns of
-   * about that long (the engine's sweep timer), like a sliced checkpoint; resolves with
-   * the count once done.
+   * Snapshots and drops actors unused for `actors.idleMs` at `now`. By default all in
+   * the caller's turn; with `sliceMs` (the engine's sweep timer), in turns like a sliced
+   * checkpoint, one such sweep at a time. Resolves with the count.
    */
-  passivateIdle(now?: number): number;
-  passivateIdle(now: number | undefined, options: { sliceMs: number }): Promise<number>;
-  passivateIdle(now?: number, options?: { sliceMs: number }): number | Promise<number> {
-    if (options && options.sliceMs > 0) return this.passivateInSlices(now ?? performance.now(), options.sliceMs);
-    let count = 0;
-    for (const host of this.hosts) count += host.passivateIdle(now);
-    return count;
+  passivateIdle(now = performance.now(), options: { sliceMs?: number } = {}): Promise<number> {
+    const sliceMs = sliceOf(options.sliceMs);
+    if (sliceMs === Infinity) return this.passivateNow(now, sliceMs);
+    this.sweeping ??= this.passivateNow(now, sliceMs).finally(() => (this.sweeping = null));
+    return this.sweeping;
   }
 
-  private async passivateInSlices(now: number, sliceMs: number): Promise<number> {
-    let count = 0;
-    let deadline = performance.now() + sliceMs;
+  private async passivateNow(now: number, sliceMs: number): Promise<number> {
+    const count = { passivated: 0 };
+    await this.inSlices(this.passivationSteps(now, count), sliceMs);
+    return count.passivated;
+  }
+
+  /** Passivates the actors idle at `now` (and still idle when their turn comes), yielding every 16. */
+  private *passivationSteps(now: number, count: { passivated: number }): Generator<void> {
     for (const host of this.hosts) {
       const keys = host.idleKeys(now);
       for (let i = 0; i < keys.length; i++) {
-        if (host.passivateIfIdle(keys[i]!, now)) count++;
-        if ((i & 15) === 15 && performance.now() >= deadline) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          if (this.state !== 'ready') return count;
-          deadline = performance.now() + sliceMs;
-        }
+        if (host.passivateIfIdle(keys[i]!, now)) count.passivated++;
+        if ((i & 15) === 15) yield;
       }
     }
-    return count;
+  }
+
+  /**
+   * Runs `steps`, holding the event loop about `sliceMs` at most before it lets other
+   * work run for a turn (Infinity: all of it now, before the first await). False when the
+   * engine stopped between slices: stop() writes its own checkpoint and closes storage.
+   */
+  private async inSlices(steps: Iterator<void>, sliceMs: number): Promise<boolean> {
+    let deadline = performance.now() + sliceMs;
+    while (!steps.next().done) {
+      if (sliceMs === Infinity || performance.now() < deadline) continue;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.state !== 'ready') return false;
+      deadline = performance.now() + sliceMs;
+    }
+    return true;
   }
 
   /** Resolves the `--source` name: ndjson:<path>, sim (once registered) or none. */
@@ -392,11 +403,11 @@ export class Engine {
     await this.pruning?.catch(() => {});
     await this.gate.flush();
     this.publisher.flush();
-    this.query.research!.stop();
-    this.query.research!.persist();
+    this.research.stop();
+    // Before passivating: a persist afterwards would activate the pools again.
+    this.research.persist();
     for (const host of this.hosts) host.passivateAll();
-    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
-    await this.storage.meta.put(CHECKPOINT_KEY, this.appliedSeq);
+    await this.recordCheckpoint(this.appliedSeq);
     this.subscription.unsubscribe();
     await this.storage.close();
   }

@@ -165,31 +165,7 @@ export class ActorHost<S> {
     return this.residents.has(key);
   }
 
-  /** Snapshots and drops actors unused for idleMs. */
-  passivateIdle(now = performance.now()): number {
-    let count = 0;
-    for (const resident of this.residents.values()) {
-      if (now - resident.lastUsed >= this.options.idleMs) {
-        this.passivate(resident);
-        count++;
-      }
-    }
-    return count;
-  }
-
-  /** Snapshots every actor changed since its last snapshot (puts join the caller's transaction). */
-  snapshotDirty(): number {
-    let count = 0;
-    for (const resident of this.residents.values()) {
-      if (resident.dirty) {
-        this.writeSnapshot(resident);
-        count++;
-      }
-    }
-    return count;
-  }
-
-  /** Keys of the actors unused for idleMs at `now`, for a sweep taken in slices. */
+  /** Keys of the actors unused for idleMs at `now` (the engine passivates them, in slices or not). */
   idleKeys(now: number): string[] {
     const keys: string[] = [];
     for (const resident of this.residents.values()) if (now - resident.lastUsed >= this.options.idleMs) keys.push(resident.key);
@@ -204,7 +180,7 @@ export class ActorHost<S> {
     return true;
   }
 
-  /** Keys of the actors changed since their last snapshot, for a checkpoint taken in slices. */
+  /** Keys of the actors changed since their last snapshot (the engine's checkpoint snapshots them). */
   dirtyKeys(): string[] {
     const keys: string[] = [];
     for (const resident of this.residents.values()) if (resident.dirty) keys.push(resident.key);

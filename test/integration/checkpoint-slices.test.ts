@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/system.ts';
-import { swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../engine/system.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { swapStream } from '../helpers/fixtures.ts';
 
 /**
  * The engine's timers checkpoint and sweep idle actors in slices of a few ms, so that
@@ -11,20 +12,8 @@ import { swapStream, tempDir, testConfig, type TempDir } from '../helpers/fixtur
 const POOLS = 300;
 const QUIET = { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 };
 
-let dir: TempDir;
-let engine: Engine | undefined;
-
-afterEach(async () => {
-  await engine?.stop().catch(() => undefined);
-  engine = undefined;
-  dir.cleanup();
-});
-
-async function open(): Promise<Engine> {
-  engine = await createEngine({ config: testConfig(dir.path, { actors: QUIET }) });
-  await engine.start();
-  return engine;
-}
+const temp = useTempEngine();
+const open = () => temp.open({ actors: QUIET }, { start: true });
 
 /** Everything the market routes read of every pool and token, as JSON. */
 function marketState(e: Engine, pools: string[], mints: string[]): string {
@@ -46,7 +35,6 @@ const turns = async (count: number) => {
 
 describe('checkpoints and idle sweeps in slices', () => {
   it('checkpoint: yields between slices, records the seq it started at, and a crash after it loses nothing applied meanwhile', async () => {
-    dir = tempDir();
     const events = [...swapStream(3_000, POOLS, 17, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
     const mints = events.filter((e) => e.type === 'token').map((e) => e.token_address as string);
@@ -74,17 +62,13 @@ describe('checkpoints and idle sweeps in slices', () => {
     const live = marketState(e, pools, mints);
 
     // A crash: everything ingested is durable, nothing else is snapshotted.
-    await e.gate.flush();
-    e.query.research!.stop();
-    await e.storage.close();
-    engine = undefined;
+    await temp.crash(e);
     e = await open();
     expect(marketState(e, pools, mints)).toBe(live);
     expect(e.query.status().ingested).toBe(events.length);
   });
 
   it('idle sweep: passivates every idle actor across slices, but not one used between them', async () => {
-    dir = tempDir();
     const events = [...swapStream(600, POOLS, 23, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
     const e = await open();
@@ -107,5 +91,17 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(count).toBe(2 * POOLS); // every token, every pool but one, and the wSOL price
     // Passivated pools come back from their snapshots, every trade in place.
     expect(e.query.market!.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
+  });
+
+  it('with checkpointSliceMs 0, the timers checkpoint and sweep in one turn each, and keep doing so', async () => {
+    const events = [...swapStream(200, 20, 29, true)];
+    // A sweep timer that called `.finally` on the count of an unsliced sweep threw in setInterval: the process died.
+    const e = await temp.open({ actors: { idleMs: 20, sweepMs: 10, checkpointMs: 10, checkpointSliceMs: 0 } }, { start: true });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    // Bounded wait for the timers (no timing asserted): every pool passivated, the checkpoint at the last seq.
+    for (let i = 0; i < 200 && (e.pools.size > 0 || e.storage.meta.get('checkpoint') !== events.length); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(e.pools.size).toBe(0);
+    expect(e.storage.meta.get('checkpoint')).toBe(events.length);
+    expect(e.query.status().status).toBe('ready');
   });
 });

@@ -135,7 +135,7 @@ describe('holder-based totals', () => {
     expect(await totals()).toEqual(afterCrash);
 
     // Passivated, then a new balance: the creator sells out.
-    expect(engine.passivateIdle(Number.POSITIVE_INFINITY)).toBeGreaterThan(0);
+    expect(await engine.passivateIdle(Number.POSITIVE_INFINITY)).toBeGreaterThan(0);
     expect(engine.tokens.isResident(MINT)).toBe(false);
     expect((await engine.ingest(balance(DEV, 0, 200))).status).toBe('applied');
     const later = { ...EXPECTED, holder_count: 3, top10_pct: 2.5, dev_pct: 0 };
