@@ -1,4 +1,4 @@
-import { asBinary } from 'lmdb';
+import { asBinary, type Key } from 'lmdb';
 import type { StoredCandle } from '../actors/pool/candles.ts';
 import { CandleRows } from '../actors/pool/candle-rows.ts';
 import { INTERVAL_COUNT, IV, START, intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
@@ -99,14 +99,16 @@ export class CandlesRepo {
     for (let k = 0; k < count; k++) {
       const candle = rows.row(order[k]!);
       const start = candle[1]!;
-      const segment = this.segmentAt(pool, iv, start);
+      // The covering segment found by key alone, and read only when it is not the one being filled already.
+      let found: Key[] | null = null;
+      for (const segmentKey of db.getKeys({ start: [pool, iv, start], end: [pool, iv, -1], reverse: true, limit: 1 })) found = segmentKey;
       // None: before every segment, so a segment of its own (it ends before the next one starts).
-      const id = segment ? (segment.key[2] as number) : -Infinity;
+      const id = found ? (found[2] as number) : -Infinity;
       if (id !== cover) {
         if (!Number.isNaN(cover)) last = db.put(key as never, list);
         cover = id;
-        key = segment ? segment.key : [pool, iv, start];
-        list = segment ? segment.value : [];
+        key = found ?? [pool, iv, start];
+        list = found ? ((db.get(found) as CandleRow[] | undefined) ?? []) : [];
       }
       let at = list.length;
       while (at > 0 && list[at - 1]![1]! > start) at--;

@@ -7,6 +7,73 @@ import type { StoredTrade } from './trades.repo.ts';
  * that a read decodes only the trades it returns.
  */
 
+/**
+ * Trades in compareKey order, read by index without decoding them all: a stored block
+ * (TradeBlock) or a pool's unsaved log (actors/pool/trade-log.ts).
+ */
+export interface TradeRows {
+  readonly length: number;
+  /** Trade i's `at`. */
+  atOf(i: number): number;
+  /** compareKey(trade i, key). */
+  compareAt(i: number, key: ArrayLike<unknown>): number;
+  decode(i: number): StoredTrade;
+}
+
+/** Which trades a list takes: [minAt, maxAt], and strictly after (asc) or before (desc) `after`. */
+export interface TradeSpan {
+  order: 'asc' | 'desc';
+  minAt: number;
+  maxAt: number;
+  after?: ArrayLike<number>;
+}
+
+/**
+ * The trades of `rows` in the span, in its order, decoded one by one as they are taken
+ * (a page takes ~100 of a block's 512, or of a hot pool's 30 s of unsaved trades).
+ * The near side (minAt and `after` ascending, maxAt and `after` descending) is found by
+ * binary search, which relies on the rows being in compareKey order (blocks and logs
+ * are); from there each trade's `at` is read once, against the far edge. Returns true
+ * when it stopped at a trade past the far edge, so that a walk over several blocks
+ * ends there.
+ */
+export function* windowed(rows: TradeRows, w: TradeSpan): Generator<StoredTrade, boolean> {
+  const { minAt, maxAt, after } = w;
+  const n = rows.length;
+  if (w.order === 'asc') {
+    // First trade at or after minAt and past `after`.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = rows.atOf(mid);
+      const before = at < minAt || (after !== undefined && (at < after[0]! || (at === after[0] && rows.compareAt(mid, after) <= 0)));
+      if (before) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < n; i++) {
+      if (rows.atOf(i) > maxAt) return true;
+      yield rows.decode(i);
+    }
+  } else {
+    // One past the last trade at or before maxAt and before `after`.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = rows.atOf(mid);
+      const past = at > maxAt || (after !== undefined && (at > after[0]! || (at === after[0] && rows.compareAt(mid, after) >= 0)));
+      if (past) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let i = lo - 1; i >= 0; i--) {
+      if (rows.atOf(i) < minAt) return true;
+      yield rows.decode(i);
+    }
+  }
+  return false;
+}
+
 export function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
   if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
   pos++;
@@ -72,7 +139,7 @@ export function readValueAt(b: Buffer, pos: number, end: number): number | strin
  * when asked for. A page of 100 trades from the newest end of a 512-trade block
  * decoded the whole block through msgpackr before: most of a trade list's cost.
  */
-export class TradeBlock {
+export class TradeBlock implements TradeRows {
   readonly length: number;
   /** Start of trade i; offsets[length] is the end of the last. */
   private readonly offsets: Uint32Array;

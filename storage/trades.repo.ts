@@ -1,7 +1,7 @@
-import { asBinary } from 'lmdb';
+import { asBinary, type Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { valueWriter } from './msgpack-writer.ts';
-import { TradeBlock } from './trade-codec.ts';
+import { TradeBlock, windowed } from './trade-codec.ts';
 
 /**
  * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
@@ -38,6 +38,14 @@ export interface EncodedTrades {
   encodedLength(from: number, to: number): number;
   /** Copies the encodings of trades [from, to), in order, into `target` at `offset`; returns the end. */
   copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number;
+}
+
+/** Whether two keys (arrays of numbers and strings, or none) are the same. */
+function sameKey(a: Key[] | null, b: Key[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -96,76 +104,83 @@ export class TradesRepo {
   private mergeLate(pool: string, late: StoredTrade[]): Promise<unknown> {
     const db = this.storage.trades;
     let last: Promise<unknown> = Promise.resolve();
-    let targetId: string | null = null;
-    let target: unknown[] = [];
+    // The block being filled: the key of the stored block covering it (null: none, a new
+    // block in front of them all, under `target`), its key as put, and its trades.
+    let cover: Key[] | null | undefined;
+    let target: Key[] = [];
     let block: StoredTrade[] = [];
     for (const trade of late) {
-      // The block starting at or before the trade holds its range (blocks are disjoint).
-      let cover: { key: unknown[]; value: StoredTrade[] } | null = null;
-      for (const { key, value } of db.getRange({ start: [pool, ...keyOf(trade)], end: [pool], reverse: true, limit: 1 })) {
-        cover = { key: key as unknown[], value: value as StoredTrade[] };
-      }
-      // None: earlier than every stored trade. The first block's key would have to move,
-      // so these go to a new block of their own, in front of it.
-      const id = cover ? JSON.stringify(cover.key) : '';
-      if (id !== targetId) {
-        if (targetId !== null) last = db.put(target as never, block);
-        targetId = id;
-        target = cover ? cover.key : [pool, ...keyOf(trade)];
-        block = cover ? cover.value : [];
+      // The block starting at or before the trade holds its range (blocks are disjoint):
+      // found by key alone, and read only when it is not the one being filled already.
+      let key: Key[] | null = null;
+      for (const k of db.getKeys({ start: [pool, trade[0], trade[1], trade[2], trade[3]], end: [pool], reverse: true, limit: 1 })) key = k;
+      if (cover === undefined || !sameKey(key, cover)) {
+        if (cover !== undefined) last = db.put(target, block);
+        cover = key;
+        // None: earlier than every stored trade. The first block's key would have to move,
+        // so these go to a new block of their own, in front of it.
+        target = key ?? [pool, trade[0], trade[1], trade[2], trade[3]];
+        block = key ? ((db.get(key) as StoredTrade[] | undefined) ?? []) : [];
       }
       let at = block.length;
       while (at > 0 && compareStored(block[at - 1]!, trade) > 0) at--;
       block.splice(at, 0, trade);
     }
-    if (targetId !== null) last = db.put(target as never, block);
+    if (cover !== undefined) last = db.put(target, block);
     return last;
   }
 
   /**
-   * Trades of a pool after (or before, descending) `from`, exclusive, in order; at
-   * most `limit` and none outside [minAt, maxAt].
+   * Trades of a pool after (or before, descending) `after`, exclusive, in order, none
+   * outside [minAt, maxAt]; lazily, block by block.
    */
   *read(pool: string, opts: { after?: TradeKey; order: 'asc' | 'desc'; minAt: number; maxAt: number }): Generator<StoredTrade> {
     const db = this.storage.tradeBlocks;
-    const asc = opts.order === 'asc';
-    const from = opts.after;
-    // Start from the block that may hold `from` (or the window's edge).
-    const edge: TradeKey = from ?? (asc ? [opts.minAt, 0, 0, 0] : [opts.maxAt, Number.MAX_SAFE_INTEGER, 0, 0]);
-    let startKey: unknown[] = [pool, ...edge];
-    if (asc) for (const key of db.getKeys({ start: [pool, ...edge], end: [pool], reverse: true, limit: 1 })) startKey = key as unknown[];
-    const range = asc
-      ? db.getRange({ start: startKey as never, end: [pool, Number.MAX_SAFE_INTEGER] })
-      : db.getRange({ start: [pool, ...edge, Number.MAX_SAFE_INTEGER] as never, end: [pool], reverse: true });
+    const { after, minAt, maxAt } = opts;
+    let range: Iterable<{ value: Buffer }>;
+    if (opts.order === 'asc') {
+      // From the block holding the near edge: the cursor, or minAt when the cursor is
+      // older than the window (paging without start_time: minAt moves on between pages).
+      // [pool, minAt] sorts before every key at minAt, so the block found covers them all.
+      const near: unknown[] = after && after[0] >= minAt ? [pool, ...after] : [pool, minAt];
+      let start = near;
+      for (const key of db.getKeys({ start: near as never, end: [pool], reverse: true, limit: 1 })) start = key as unknown[];
+      range = db.getRange({ start: start as never, end: [pool, Number.MAX_SAFE_INTEGER] });
+    } else {
+      // Blocks starting before the near edge (the cursor, or maxAt when the cursor is later), newest first.
+      const near: TradeKey = after && after[0] <= maxAt ? after : [maxAt, Number.MAX_SAFE_INTEGER, 0, 0];
+      range = db.getRange({ start: [pool, ...near, Number.MAX_SAFE_INTEGER] as never, end: [pool], reverse: true });
+    }
     for (const { value } of range) {
       // Decoded trade by trade, only those returned (a page takes ~100 of a block's up to 512).
-      const block = new TradeBlock(value);
-      if (asc) {
-        for (let i = 0; i < block.length; i++) {
-          if (from ? block.compareAt(i, from) <= 0 : block.atOf(i) < opts.minAt) continue;
-          if (block.atOf(i) > opts.maxAt) return;
-          yield block.decode(i);
-        }
-      } else {
-        for (let i = block.length - 1; i >= 0; i--) {
-          if (from ? block.compareAt(i, from) >= 0 : block.atOf(i) > opts.maxAt) continue;
-          if (block.atOf(i) < opts.minAt) return;
-          yield block.decode(i);
-        }
-      }
+      if (yield* windowed(new TradeBlock(value), opts)) return;
     }
   }
 
-  /** Deletes blocks whose last trade is older than `before` (30-day retention). */
+  /**
+   * Deletes blocks whose last trade is older than `before` (30-day retention), reading
+   * keys only: a block followed by another that starts before `before` ends before it
+   * (blocks never overlap), so only the last block starting before `before` is read,
+   * for its last trade's `at`.
+   */
   prune(pool: string, before: number): number {
     const db = this.storage.trades;
     let removed = 0;
-    for (const { key, value } of db.getRange({ start: [pool], end: [pool, before] })) {
-      const block = value as StoredTrade[];
-      if (block[block.length - 1]![0] < before) {
-        db.remove(key);
+    let previous: Key[] | null = null;
+    for (const key of db.getKeys({ start: [pool], end: [pool, before] })) {
+      if (previous) {
+        db.remove(previous);
         removed++;
-      } else break;
+      }
+      previous = key;
+    }
+    if (previous) {
+      const value = this.storage.tradeBlocks.get(previous);
+      const block = value ? new TradeBlock(value) : null;
+      if (block && (block.length === 0 || block.atOf(block.length - 1) < before)) {
+        db.remove(previous);
+        removed++;
+      }
     }
     return removed;
   }

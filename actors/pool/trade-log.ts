@@ -1,5 +1,5 @@
 import { writeNumber } from '../../storage/msgpack-writer.ts';
-import { decodeTrade, readNumberAt, skipTrade, skipValue } from '../../storage/trade-codec.ts';
+import { decodeTrade, readNumberAt, skipValue } from '../../storage/trade-codec.ts';
 import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
 
 /**
@@ -166,32 +166,38 @@ export class TradeLog implements EncodedTrades {
     }
     if (!(data instanceof Uint8Array)) throw new TypeError('a pool snapshot holds its unsaved trades as bytes or an array of trades');
     if (data.length === 0) return log;
-    // Count first (checking every value's bounds), then size the index once.
-    const source = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    let count = 0;
-    for (let pos = 0; pos < source.length; count++) pos = skipTrade(source, pos);
-    const bytes = log.addChunk(source.length);
-    source.copy(bytes, 0);
-    log.growIndex(count);
-    const index = log.index;
+    // The copy, viewed at the snapshot's length (a chunk may be longer): bounds are checked against it.
+    const bytes = log.addChunk(data.length).subarray(0, data.length);
+    bytes.set(data, 0);
+    // One walk: each trade's key into the index, checked against the one before, the
+    // other 8 values skipped (bounds checked). The index is sized for trades of ~128
+    // bytes (base58 wallet and signature, 9 numbers) and grows if they are smaller.
+    log.growIndex(Math.ceil(bytes.length / 128));
+    let index = log.index;
     let pos = 0;
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; pos < bytes.length; i++) {
+      if (bytes[pos] !== 0x9c) throw new Error(`trade log: byte 0x${bytes[pos]!.toString(16)} at ${pos} is not a trade`);
       const j = STRIDE * i;
+      if (j + STRIDE > index.length) {
+        log.growIndex(i + 1);
+        index = log.index;
+      }
       let p = pos + 1;
       for (let k = 0; k < 4; k++) {
         const next = skipValue(bytes, p);
         index[j + k] = readNumberAt(bytes, p, next);
         p = next;
       }
-      log.length = i + 1;
-      if (i > 0 && log.compareAt(i - 1, index.subarray(j, j + 4)) > 0) {
-        throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
+      for (let k = 4; k < 12; k++) p = skipValue(bytes, p);
+      if (i > 0) {
+        const c = index[j - STRIDE]! - index[j]! || index[j - STRIDE + 1]! - index[j + 1]! || index[j - STRIDE + 2]! - index[j + 2]! || index[j - STRIDE + 3]! - index[j + 3]!;
+        if (c > 0) throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
       }
-      const end = skipTrade(bytes, pos);
       index[j + 4] = 0;
       index[j + 5] = pos;
-      index[j + 6] = end - pos;
-      pos = end;
+      index[j + 6] = p - pos;
+      log.length = i + 1;
+      pos = p;
     }
     log.tailUsed = pos;
     log.byteLength = pos;

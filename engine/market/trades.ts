@@ -1,5 +1,5 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import type { TradeLog } from '../../actors/pool/trade-log.ts';
+import { windowed } from '../../storage/trade-codec.ts';
 import { compareKey, compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
@@ -15,28 +15,17 @@ export interface TradeWindow {
   after?: TradeKey;
 }
 
-/** A pool's trades in the window, in order: the stored blocks and the ones still in memory. */
+/**
+ * A pool's trades in the window, in order: the stored blocks and the ones still in
+ * memory (the unsaved log, and the one written but not yet committed, which LMDB does
+ * not show yet: pool.actor.ts), as three sorted streams merged lazily, so that a page
+ * decodes only about the trades it returns.
+ */
 export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
-  const asc = w.order === 'asc';
-  const memory: StoredTrade[] = [];
-  // Decoded from the pool's logs (bytes, actors/pool/trade-log.ts): only the trades in the window.
-  const collect = (log: TradeLog) => {
-    for (let i = 0; i < log.length; i++) {
-      const at = log.atOf(i);
-      if (at < w.minAt || at > w.maxAt) continue;
-      if (w.after && (asc ? log.compareAt(i, w.after) <= 0 : log.compareAt(i, w.after) >= 0)) continue;
-      memory.push(log.decode(i));
-    }
-  };
-  if (state) collect(state.unsaved);
-  // Written but not yet committed: LMDB does not show them yet (pool.actor.ts).
-  if (state?.writing) {
-    collect(state.writing);
-    memory.sort(compareStored);
-  }
-  if (!asc) memory.reverse();
-  const stored = repo.read(pool, { after: w.after, order: w.order, minAt: w.minAt, maxAt: w.maxAt });
-  yield* dedup(merge([stored, memory[Symbol.iterator]()], asc, self));
+  const streams: Array<Iterator<StoredTrade>> = [repo.read(pool, w)];
+  if (state) streams.push(windowed(state.unsaved, w));
+  if (state?.writing) streams.push(windowed(state.writing, w));
+  yield* dedup(merge(streams, w.order === 'asc', self));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredCandle } from '../../actors/pool/candles.ts';
 import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
 import { CandleRows } from '../../actors/pool/candle-rows.ts';
@@ -154,6 +154,19 @@ describe('CandlesRepo: several late candles in one write', () => {
     ]);
     expect(closes(repo.read('P', '1m', 0, 1e9, 100))).toEqual(['60000:6']);
     expect(keys(storage, 'P')).toEqual([['P', 0, 200], ['P', 0, 1_000], ['P', 0, 5_000], ['P', 0, 9_000], ['P', 2, 60_000]]);
+  });
+
+  it('reads a covering segment once for all the late candles bound for it, none for candles before every segment', async () => {
+    await repo.write('P', rows([candle('1s', 1_000), candle('1s', 3_000)]));
+    await repo.write('P', rows([candle('1s', 5_000), candle('1s', 7_000)]));
+    const tails = new Float64Array(7).fill(7_000);
+    const get = vi.spyOn(storage.candles, 'get');
+    await repo.write('P', rows([100, 200, 1_000, 1_500, 2_000, 2_500, 3_000, 5_000, 6_000, 6_500, 8_000].map((start) => candle('1s', start, start + 1))), tails);
+    expect(get).toHaveBeenCalledTimes(2);
+    expect(keys(storage, 'P')).toEqual([['P', 0, 100], ['P', 0, 1_000], ['P', 0, 5_000], ['P', 0, 8_000]]);
+    expect(closes(repo.read('P', '1s', 0, 1e9, 100))).toEqual(
+      [100, 200, 1_000, 1_500, 2_000, 2_500, 3_000, 5_000, 6_000, 6_500, 7_000, 8_000].map((s) => `${s}:${s === 7_000 ? s : s + 1}`),
+    );
   });
 
   it('agrees with a plain map of start → close over random writes of new and late candles', async () => {

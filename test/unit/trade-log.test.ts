@@ -195,6 +195,29 @@ describe('pool snapshot and checkpoint', () => {
     expect(() => TradeLog.fromSnapshot('x' as never)).toThrow(TypeError);
   });
 
+  it('rebuilds a log from snapshot bytes in one walk: small trades past the index guess, a view into a larger buffer, errors at any trade', () => {
+    // ~30-byte trades: four times as many as the index is first sized for.
+    const small = Array.from({ length: 10_000 }, (_, i) => [1_000 + (i >> 2), i & 3, 0, 0, 1, 'w', i, 0, 0, null, 0, 't'] as StoredTrade);
+    const bytes = logOf(small).toSnapshot();
+    expect(bytes.length / small.length).toBeLessThan(40);
+    const log = TradeLog.fromSnapshot(bytes);
+    expect(log.length).toBe(10_000);
+    expect(log.byteLength).toBe(bytes.length);
+    expect([...log]).toEqual(small);
+    expect(log.keyAt(9_999)).toEqual([3_499, 3, 0, 0]);
+    log.insert(small[5]!);
+    expect(log.decode(6)).toEqual(small[5]);
+    // A view with an offset into a larger buffer, as a snapshot read from LMDB may be.
+    const framed = Buffer.concat([Buffer.from('xyz'), bytes, Buffer.from('!')]);
+    expect([...TradeLog.fromSnapshot(framed.subarray(3, 3 + bytes.length))]).toEqual(small);
+    // The last trade cut short: truncated, even though the log's chunk is longer than the bytes.
+    expect(() => TradeLog.fromSnapshot(bytes.subarray(0, bytes.length - 1))).toThrow(/trade log: truncated/);
+    // Out of order far into the log, and a key that is not a number.
+    const late = Buffer.concat([bytes, logOf([small[100]!]).toSnapshot()]);
+    expect(() => TradeLog.fromSnapshot(late)).toThrow('pool snapshot: unsaved trade 10000 is out of order');
+    expect(() => TradeLog.fromSnapshot(Uint8Array.of(0x9c, 0xa1, 0x61))).toThrow(/a trade position holds string/);
+  });
+
   it('beforeSnapshot writes the log, keeps it readable until its commit, and moves persisted_up_to', async () => {
     const b = behavior();
     const state = initialPool('P', new CandlesRepo(storage));
