@@ -21,7 +21,6 @@ export const compareStored: (a: StoredTrade, b: StoredTrade) => number = compare
 
 /** A position in a pool's trade order. */
 export type TradeKey = [at: number, slot: number, txIndex: number, eventIndex: number];
-export const keyOf = (t: StoredTrade): TradeKey => [t[0], t[1], t[2], t[3]];
 
 /**
  * Trades encoded one by one as msgpack (each the StoredTrade tuple, decoding to it
