@@ -122,8 +122,10 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       // One trades write per pool at a time, as for candles: the repo merges late trades
       // into the blocks LMDB shows, and a write in flight is not shown yet (two at once
       // made overlapping blocks). Meanwhile the trades stay in `unsaved`, and so in this
-      // snapshot; the first snapshot after the commit writes them.
-      if (state.unsaved.length === 0 || state.writing !== null) return;
+      // snapshot; the first snapshot after the commit writes them, and `true` asks the
+      // host for one even if the pool never trades again.
+      if (state.unsaved.length === 0) return;
+      if (state.writing !== null) return true;
       const batch = state.unsaved;
       const committed = trades.write(key, batch, state.persisted_up_to);
       const last = batch.length - 1;

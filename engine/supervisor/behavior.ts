@@ -41,8 +41,12 @@ export interface ActorBehavior<S = unknown> {
   /**
    * Called right before the actor's snapshot is written, in the same event turn and so
    * the same LMDB transaction: the place to write what the snapshot stops holding.
+   * Returns true when it held something back that a later snapshot must write (e.g. a
+   * write of its own still in flight): the host then keeps the actor dirty, so the next
+   * checkpoint snapshots it again even if no event comes (one checkpoint snapshots an
+   * actor at most once), and an actor passivated so is dirty again when activated.
    */
-  beforeSnapshot?(state: S, key: string): void;
+  beforeSnapshot?(state: S, key: string): boolean | void;
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
   fromSnapshot?(data: unknown): S;

@@ -31,6 +31,11 @@ interface Resident<S> {
 interface PersistedActor {
   state: unknown;
   lifecycle?: { value: unknown; context: unknown };
+  /**
+   * Its beforeSnapshot held something back (returned true): an actor activated from
+   * this snapshot is dirty, so that a checkpoint writes it even if no event comes.
+   */
+  heldBack?: true;
 }
 
 export interface HostOptions {
@@ -180,7 +185,10 @@ export class ActorHost<S> {
     return true;
   }
 
-  /** Keys of the actors changed since their last snapshot (the engine's checkpoint snapshots them). */
+  /**
+   * Keys of the actors changed since their last snapshot, or whose last snapshot held
+   * something back (the engine's checkpoint snapshots them, each once per checkpoint).
+   */
   dirtyKeys(): string[] {
     const keys: string[] = [];
     for (const resident of this.residents.values()) if (resident.dirty) keys.push(resident.key);
@@ -204,6 +212,8 @@ export class ActorHost<S> {
   }
 
   private passivate(resident: Resident<S>): void {
+    // A snapshot that held something back (still dirty) drops the actor all the same:
+    // activated again, from inTransit or from that snapshot, it is dirty.
     if (resident.dirty) this.writeSnapshot(resident);
     // Its latest snapshot, from now or from a checkpoint just before, may not be
     // committed yet: until it is, activation takes the actor from here, not LMDB.
@@ -224,16 +234,18 @@ export class ActorHost<S> {
   }
 
   private writeSnapshot(resident: Resident<S>): Promise<boolean> {
-    this.behavior.beforeSnapshot?.(resident.state, resident.key);
+    const heldBack = this.behavior.beforeSnapshot?.(resident.state, resident.key) === true;
     const persisted: PersistedActor = {
       state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
     };
+    if (heldBack) persisted.heldBack = true;
     if (resident.lifecycle && resident.lifecycle !== this.initialLifecycle) {
       persisted.lifecycle = { value: resident.lifecycle.value, context: resident.lifecycle.context };
     }
     resident.seq = Math.max(resident.seq, this.appliedSeq);
     const write = this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
-    resident.dirty = false;
+    // Still dirty when something was held back: the next checkpoint snapshots it again.
+    resident.dirty = heldBack;
     resident.pendingWrite = write;
     const settle = () => {
       if (resident.pendingWrite === write) resident.pendingWrite = null;
@@ -273,7 +285,7 @@ export class ActorHost<S> {
       lifecycle: this.initialLifecycle,
       supervision: this.initialSupervision,
       lastUsed: performance.now(),
-      dirty: false,
+      dirty: snapshot?.state.heldBack === true,
       pendingWrite: null,
     };
     this.load(resident, snapshot);
