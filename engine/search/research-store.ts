@@ -65,6 +65,21 @@ export interface TokenRecord {
 const VERSION_KEY = 'version';
 const VERSION = 1;
 
+/**
+ * A record of each shape, with the key order `research-feed.ts` builds them in. Their
+ * shared structures are saved when the store opens: msgpackr saves a new structure in a
+ * synchronous LMDB transaction, which waits for the write transaction in flight, and
+ * the first checkpoint's first pool record waited up to 0.85 s that way behind the
+ * commit of a million trades (lmdb-js `saveStructures`). A record of another key order
+ * would still work, with that wait once; test/integration/research-replay.test.ts
+ * checks a checkpoint adds no structure.
+ */
+export const POOL_SHAPE: PoolRecord = { pool_address: '', base_address: '', quote_address: '', created_at: 0, liquidity_quote: 0, volume_usd: 0 };
+export const TOKEN_SHAPE: TokenRecord = {
+  token_address: '', name: null, symbol: null, pool_address: '', quote_address: '', created_at: 0, market_cap_quote: 0,
+  liquidity_quote: 0, volume_usd: 0, trader_count: 0, window_usd: [-1, -1, -1, -1], window_epoch: [NaN, NaN, NaN, NaN], multi_quote: false,
+};
+
 /** The `research` database: load at start, write changed records at a checkpoint. */
 export class ResearchStore {
   private readonly db: Database<unknown, string>;
@@ -74,6 +89,15 @@ export class ResearchStore {
   constructor(private readonly storage: Storage, private readonly log: Logger) {
     // Record-shaped values: msgpackr shared structures keep them small (STYLE: codecs).
     this.db = storage.env.openDB<unknown, string>({ name: 'research', encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
+    // Encoding saves a shape's structure (once per data directory); nothing is written otherwise.
+    const encoder = (this.db as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
+    for (const shape of [POOL_SHAPE, TOKEN_SHAPE]) encoder.encode(shape);
+  }
+
+  /** How many record shapes the database has structures for. */
+  structureCount(): number {
+    const structures = this.db.get(Symbol.for('structures') as unknown as string);
+    return Array.isArray(structures) ? structures.length : 0;
   }
 
   pools(): Iterable<PoolRecord> {

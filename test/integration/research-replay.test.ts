@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
+import { ResearchStore } from '../../engine/search/research-store.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { openStorage } from '../../storage/lmdb.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
@@ -134,6 +135,15 @@ describe('research routes in event-clock mode', () => {
     const { compared, items } = await compare(eager, lazy);
     expect(compared).toBeGreaterThan(60);
     expect(items).toBeGreaterThan(1_000);
+  });
+
+  it('write records only in the two shapes whose structures the store saved when it opened', () => {
+    // A record in another key order would save a structure of its own, in a transaction
+    // that waits for the commit in flight (research-store.ts POOL_SHAPE).
+    const store = new ResearchStore(eager.engine.storage, eager.engine.log);
+    expect([...store.pools()].length).toBeGreaterThan(100);
+    expect([...store.tokens()].length).toBeGreaterThan(100);
+    expect(store.structureCount()).toBe(2);
   });
 
   it('answer the same after a restart, from the stored records', async () => {
