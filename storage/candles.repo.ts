@@ -1,7 +1,7 @@
 import { asBinary, type Key } from 'lmdb';
 import type { StoredCandle } from '../actors/pool/candles.ts';
 import { CandleRows } from '../actors/pool/candle-rows.ts';
-import { INTERVAL_COUNT, IV, START, intervalIndex, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
+import { INTERVAL_COUNT, IV, START, intervalIndex, oneTradeItems, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
 import type { CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
 import { valueWriter as writer } from './msgpack-writer.ts';
@@ -20,7 +20,8 @@ export type SegmentTails = Float64Array;
  * Closed candles in LMDB as segments (`candles`: key [pool, interval index, start_at of
  * its first candle], value the segment's CandleRows ascending by start_at: StoredCandle
  * tuples with the interval's index for its name, so that neither the engine nor msgpack
- * handles a boxed number). Reads return StoredCandles. The
+ * handles a boxed number; a candle of one trade in 7 or 10 numbers instead of 16 or 26,
+ * expanded when read: candles.bucket.ts oneTradeItems). Reads return StoredCandles. The
  * segments of one (pool, interval) never overlap, so a reverse range read in key order
  * walks the series newest first. A write stores the candles closed since the last one
  * as new segments (one put per interval, never one per candle) and merges the rare
@@ -173,13 +174,23 @@ export class CandlesRepo {
   }
 }
 
-/** The msgpack of the CandleRows of rows[order[from..]]: an array of arrays of numbers. */
+/**
+ * The msgpack of the CandleRows of rows[order[from..]]: an array of arrays of numbers,
+ * a candle of one trade in its short form (candles.bucket.ts oneTradeItems).
+ */
 export function encodeSegment(rows: CandleRows, order: readonly number[], from: number): Buffer {
   const data = rows.data;
   writer.arrayHeader(order.length - from);
   for (let k = from; k < order.length; k++) {
     const r = order[k]!;
     const o = CandleRows.offset(r);
+    const items = oneTradeItems(data, o);
+    if (items) {
+      writer.ensure(5 + 9 * items.length);
+      writer.arrayHeader(items.length);
+      for (let j = 0; j < items.length; j++) writer.number(data[o + items[j]!]!);
+      continue;
+    }
     const n = rows.storedLength(r);
     writer.ensure(5 + 9 * n);
     writer.arrayHeader(n);

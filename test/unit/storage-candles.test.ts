@@ -196,3 +196,44 @@ describe('CandlesRepo: several late candles in one write', () => {
     }
   });
 });
+
+describe('CandlesRepo: candles of one trade', () => {
+  /** A one-trade candle: open and close at (slot, sub), every track flat; with USD values when `usd`. */
+  const one = (start: number, slot: number, sub: number, price: number, cap: number, volume: number, usd?: [number, number, number]): CandleRow => [
+    0, start, slot, sub, slot, sub, price, price, price, price, cap, cap, cap, cap, volume, 0,
+    ...(usd ? [usd[0], usd[0], usd[0], usd[0], usd[1], usd[1], usd[1], usd[1], usd[2], 0] : []),
+  ];
+  const cases: CandleRow[] = [
+    one(1_000, 300_000_001, 1_048_577, 1.5e-8, 30.5, 0.25),
+    one(2_000, 300_000_002, 0, 2e-8, 40, 17, [3e-6, 6000.5, 2550]),
+    // Not of one trade, or not losslessly so: kept in full.
+    [...one(3_000, 300_000_003, 0, 2e-8, 40, 17)].map((x, k) => (k === 4 ? 300_000_004 : x)), // close at another position
+    [...one(4_000, 300_000_004, 0, 2e-8, 40, 17)].map((x, k) => (k === 7 ? 3e-8 : x)), // high above open
+    [...one(5_000, 300_000_005, 0, 2e-8, 40, 17)].map((x, k) => (k === 15 ? 1e-18 : x)), // volume with a low part
+    [...one(6_000, 300_000_006, 0, 2e-8, 40, 17, [3e-6, 6000.5, 2550])].map((x, k) => (k === 25 ? -1e-20 : x)), // USD volume with a low part
+    [...one(7_000, 300_000_007, 0, 0, 40, 17)].map((x, k) => (k === 8 ? -0 : x)), // low -0 against open 0
+    one(8_000, 300_000_008, 0, NaN, NaN, 0), // NaN tracks (Object.is equal): one trade
+    [...one(9_000, 300_000_009, 0, 2e-8, 40, 17, [3e-6, 6000.5, 2550]), 300_000_010, 0, 300_000_010, 0], // USD open/close elsewhere
+  ];
+
+  it('stores them in 7 or 10 numbers and reads back every candle as it was written', async () => {
+    await repo.write('P', rows(cases));
+    const [segment] = [...storage.candles.getRange({ start: ['P', 0], end: ['P', 1] })];
+    expect((segment!.value as CandleRow[]).map((r) => r.length)).toEqual([7, 10, 16, 16, 16, 26, 16, 7, 30]);
+    const written = rows(cases);
+    const expected = cases.map((_, i) => written.stored(i));
+    expect(repo.read('P', '1s', 0, 1e9, 100)).toEqual(expected);
+    for (const c of expected) expect(repo.get('P', '1s', c[1])).toEqual(c);
+    // -0 stays -0 (toEqual treats it as 0).
+    expect(Object.is(repo.get('P', '1s', 7_000)![8], -0)).toBe(true);
+  });
+
+  it('merges a late update into a segment of one-trade candles, which keep their short form', async () => {
+    await repo.write('P', rows(cases.slice(0, 2)));
+    const late = [...one(1_000, 300_000_001, 1_048_577, 1.5e-8, 30.5, 0.25)].map((x, k) => (k === 4 ? 300_000_002 : k === 9 ? 1.6e-8 : x));
+    await repo.write('P', rows([late]));
+    const [segment] = [...storage.candles.getRange({ start: ['P', 0], end: ['P', 1] })];
+    expect((segment!.value as CandleRow[]).map((r) => r.length)).toEqual([16, 10]);
+    expect(repo.read('P', '1s', 0, 1e9, 100)).toEqual([rows([late]).stored(0), rows(cases).stored(1)]);
+  });
+});

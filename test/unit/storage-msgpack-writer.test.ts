@@ -65,7 +65,9 @@ describe('encodeSegment', () => {
       [0, 1767225602000, 300000005, 0, 300000009, 7, 2e-8, 2e-8, 2e-8, 2e-8, 40, 40, 40, 40, 17, 0, 3e-6, 3e-6, 3e-6, 3e-6, 6000.5, 6000.5, 6000.5, 6000.5, 2550, 0, 300000006, 1, 300000008, 4],
     ];
     const bytes = encodeSegment(CandleRows.fromRows(rows), [0, 1, 2], 0);
-    expect(Buffer.compare(bytes, new Packr().pack(rows))).toBe(0);
+    // The second is a candle of one trade: stored as [iv, start, slot, sub, price, market cap, volume, USD price, USD market cap, USD volume].
+    const short = [0, 1767225601000, 300000004, 2, 2e-8, 40, 17, 3e-6, 6000.5, 2550];
+    expect(Buffer.compare(bytes, new Packr().pack([rows[0], short, rows[2]]))).toBe(0);
     expect(encodeSegment(CandleRows.fromRows(rows), [2, 0], 1)).toEqual(new Packr().pack([rows[0]]));
   });
 });
