@@ -94,12 +94,6 @@ export class ResearchStore {
     for (const shape of [POOL_SHAPE, TOKEN_SHAPE]) encoder.encode(shape);
   }
 
-  /** How many record shapes the database has structures for. */
-  structureCount(): number {
-    const structures = this.db.get(Symbol.for('structures') as unknown as string);
-    return Array.isArray(structures) ? structures.length : 0;
-  }
-
   pools(): Iterable<PoolRecord> {
     return this.values<PoolRecord>('p:');
   }
