@@ -205,7 +205,7 @@ function poolFields(info: PoolState['info'] & object, baseSide: boolean): string
  * most of their serialization in JSON.stringify's walk of ~20 keys per trade.
  * `tx_hash` and `wallet_address` go in as they are: the ingest gate admits only
  * base58 for them (engine/ingest/events.ts), which JSON never escapes.
- * test/unit/views-json.test.ts compares both on random trades.
+ * test/unit/market/trade-json.test.ts compares both on random trades.
  */
 export function tradeJson(t: StoredTrade, pool: PoolState, token: string, quoteTokenSupply: number | null, labels: string[]): string {
   const info = pool.info!;
