@@ -15,6 +15,10 @@ import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.
  * as a log grows); a late trade moves the index entries after its position (rare,
  * and a pool holds at most a checkpoint's worth of trades), so reads and writes never
  * sort. Writing copies the bytes in index order, a run of adjacent ones at a time.
+ * The index is paged (PAGE trades a page; the first page grows up to it) so that it
+ * never moves either: one contiguous index, doubled and copied, stalled a pool of a
+ * few hundred thousand trades 44 ms at 262,144 and 91 ms at 524,288 (first-touch
+ * faults on the new array, and the GC its external memory woke).
  *
  * Encoding: each trade is a fixarray of 12, decoding through the trades database's
  * msgpackr to the StoredTrade it came from (test/unit/trade-log.test.ts checks it
@@ -35,8 +39,14 @@ export class TradeLog implements EncodedTrades {
   private chunks: Buffer[] = [];
   private tail: Buffer = EMPTY_BYTES;
   private tailUsed = 0;
-  /** Per trade in order, STRIDE numbers: at, slot, txIndex, eventIndex, chunk, offset, byte length. */
-  private index: Float64Array = EMPTY_INDEX;
+  /**
+   * Per trade in order, STRIDE numbers: at, slot, txIndex, eventIndex, chunk, offset,
+   * byte length. Trade i is at `pages[i >> PAGE_BITS]`, from STRIDE * (i & PAGE_MASK).
+   * Every page but a lone first one holds PAGE trades.
+   */
+  private pages: Float64Array[] = [];
+  /** Trades the pages hold room for. */
+  private capacity = 0;
 
   /** Encodes a trade and puts it in order (after trades at the same position). */
   insert(t: StoredTrade): void {
@@ -49,7 +59,7 @@ export class TradeLog implements EncodedTrades {
       throw new TypeError('a stored trade starts with four numbers: at, slot, txIndex, eventIndex');
     }
     const n = this.length;
-    if (STRIDE * (n + 1) > this.index.length) this.growIndex(n + 1);
+    if (n + 1 > this.capacity) this.reserve(n + 1);
     let need = 1;
     for (let k = 0; k < 12; k++) {
       const v = t[k];
@@ -65,16 +75,18 @@ export class TradeLog implements EncodedTrades {
     // A throw while encoding leaves the log as it was (an empty chunk at most).
     const end = encodeTrade(this.tail, start, t);
     this.tailUsed = end;
-    const index = this.index;
+    const pages = this.pages;
     let i = n;
     while (i > 0) {
-      const j = STRIDE * (i - 1);
-      const c = index[j]! - at || index[j + 1]! - slot || index[j + 2]! - txIndex || index[j + 3]! - eventIndex;
+      const k = pages[(i - 1) >> PAGE_BITS]!;
+      const j = STRIDE * ((i - 1) & PAGE_MASK);
+      const c = k[j]! - at || k[j + 1]! - slot || k[j + 2]! - txIndex || k[j + 3]! - eventIndex;
       if (c > 0) i--;
       else break;
     }
-    if (i < n) index.copyWithin(STRIDE * (i + 1), STRIDE * i, STRIDE * n);
-    const j = STRIDE * i;
+    if (i < n) this.shiftUp(i, n);
+    const index = pages[i >> PAGE_BITS]!;
+    const j = STRIDE * (i & PAGE_MASK);
     index[j] = at;
     index[j + 1] = slot;
     index[j + 2] = txIndex;
@@ -88,30 +100,31 @@ export class TradeLog implements EncodedTrades {
 
   keyAt(i: number): TradeKey {
     this.check(i);
-    const k = this.index;
-    const j = STRIDE * i;
+    const k = this.pages[i >> PAGE_BITS]!;
+    const j = STRIDE * (i & PAGE_MASK);
     return [k[j]!, k[j + 1]!, k[j + 2]!, k[j + 3]!];
   }
 
   /** compareKey(trade i, key), without decoding the trade. */
   compareAt(i: number, key: ArrayLike<unknown>): number {
     this.check(i);
-    const k = this.index;
-    const j = STRIDE * i;
+    const k = this.pages[i >> PAGE_BITS]!;
+    const j = STRIDE * (i & PAGE_MASK);
     return k[j]! - (key[0] as number) || k[j + 1]! - (key[1] as number) || k[j + 2]! - (key[2] as number) || k[j + 3]! - (key[3] as number);
   }
 
   /** Trade i's `at` (block time), for window filters. */
   atOf(i: number): number {
     this.check(i);
-    return this.index[STRIDE * i]!;
+    return this.pages[i >> PAGE_BITS]![STRIDE * (i & PAGE_MASK)]!;
   }
 
   decode(i: number): StoredTrade {
     this.check(i);
-    const j = STRIDE * i;
-    const offset = this.index[j + 5]!;
-    return decodeTrade(this.chunks[this.index[j + 4]!]!, offset, offset + this.index[j + 6]!);
+    const k = this.pages[i >> PAGE_BITS]!;
+    const j = STRIDE * (i & PAGE_MASK);
+    const offset = k[j + 5]!;
+    return decodeTrade(this.chunks[k[j + 4]!]!, offset, offset + k[j + 6]!);
   }
 
   /** Byte length of the encodings of trades [from, to). */
@@ -119,21 +132,28 @@ export class TradeLog implements EncodedTrades {
     this.checkRange(from, to);
     if (from === 0 && to === this.length) return this.byteLength;
     let len = 0;
-    for (let i = from; i < to; i++) len += this.index[STRIDE * i + 6]!;
+    for (let i = from; i < to; i++) len += this.pages[i >> PAGE_BITS]![STRIDE * (i & PAGE_MASK) + 6]!;
     return len;
   }
 
   /** Copies the encodings of trades [from, to), in order, into `target` at `offset`; returns the end. */
   copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number {
     this.checkRange(from, to);
-    const index = this.index;
+    const pages = this.pages;
     let i = from;
     while (i < to) {
       // A run: trades in order that are also adjacent in one chunk (all of them, unless some came late).
-      const chunk = index[STRIDE * i + 4]!;
-      const start = index[STRIDE * i + 5]!;
-      let end = start + index[STRIDE * i + 6]!;
-      for (i++; i < to && index[STRIDE * i + 4] === chunk && index[STRIDE * i + 5] === end; i++) end += index[STRIDE * i + 6]!;
+      let k = pages[i >> PAGE_BITS]!;
+      let j = STRIDE * (i & PAGE_MASK);
+      const chunk = k[j + 4]!;
+      const start = k[j + 5]!;
+      let end = start + k[j + 6]!;
+      for (i++; i < to; i++) {
+        k = pages[i >> PAGE_BITS]!;
+        j = STRIDE * (i & PAGE_MASK);
+        if (k[j + 4] !== chunk || k[j + 5] !== end) break;
+        end += k[j + 6]!;
+      }
       offset += this.chunks[chunk]!.copy(target, offset, start, end);
     }
     return offset;
@@ -172,16 +192,18 @@ export class TradeLog implements EncodedTrades {
     // One walk: each trade's key into the index, checked against the one before, the
     // other 8 values skipped (bounds checked). The index is sized for trades of ~128
     // bytes (base58 wallet and signature, 9 numbers) and grows if they are smaller.
-    log.growIndex(Math.ceil(bytes.length / 128));
-    let index = log.index;
+    log.reserve(Math.ceil(bytes.length / 128));
     let pos = 0;
+    // The key before, for the order check (across pages).
+    let at = -Infinity;
+    let slot = 0;
+    let txIndex = 0;
+    let eventIndex = 0;
     for (let i = 0; pos < bytes.length; i++) {
       if (bytes[pos] !== 0x9c) throw new Error(`trade log: byte 0x${bytes[pos]!.toString(16)} at ${pos} is not a trade`);
-      const j = STRIDE * i;
-      if (j + STRIDE > index.length) {
-        log.growIndex(i + 1);
-        index = log.index;
-      }
+      if (i + 1 > log.capacity) log.reserve(i + 1);
+      const index = log.pages[i >> PAGE_BITS]!;
+      const j = STRIDE * (i & PAGE_MASK);
       let p = pos + 1;
       for (let k = 0; k < 4; k++) {
         const next = skipValue(bytes, p);
@@ -190,9 +212,13 @@ export class TradeLog implements EncodedTrades {
       }
       for (let k = 4; k < 12; k++) p = skipValue(bytes, p);
       if (i > 0) {
-        const c = index[j - STRIDE]! - index[j]! || index[j - STRIDE + 1]! - index[j + 1]! || index[j - STRIDE + 2]! - index[j + 2]! || index[j - STRIDE + 3]! - index[j + 3]!;
+        const c = at - index[j]! || slot - index[j + 1]! || txIndex - index[j + 2]! || eventIndex - index[j + 3]!;
         if (c > 0) throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
       }
+      at = index[j]!;
+      slot = index[j + 1]!;
+      txIndex = index[j + 2]!;
+      eventIndex = index[j + 3]!;
       index[j + 4] = 0;
       index[j + 5] = pos;
       index[j + 6] = p - pos;
@@ -212,12 +238,40 @@ export class TradeLog implements EncodedTrades {
     if (!(from >= 0 && to <= this.length && from <= to)) throw new RangeError(`trades ${from}..${to} of a log of ${this.length}`);
   }
 
-  private growIndex(min: number): void {
-    // Fourfold while small: fewer copies for the common pool of a few hundred trades a checkpoint.
-    const capacity = this.index.length / STRIDE;
-    const index = carveIndex(STRIDE * Math.max(32, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
-    index.set(this.index.subarray(0, STRIDE * this.length));
-    this.index = index;
+  /** Room for `min` trades: the first page grown (and copied), up to PAGE; then whole pages added. */
+  private reserve(min: number): void {
+    const pages = this.pages;
+    if (this.capacity < PAGE) {
+      // Fourfold while small: fewer copies for the common pool of a few hundred trades a checkpoint.
+      const capacity = this.capacity;
+      const grown = Math.min(PAGE, Math.max(32, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
+      const first = carveIndex(STRIDE * grown);
+      if (pages.length) first.set(pages[0]!.subarray(0, STRIDE * this.length));
+      pages[0] = first;
+      this.capacity = grown;
+    }
+    while (this.capacity < min) {
+      pages.push(carveIndex(STRIDE * PAGE));
+      this.capacity += PAGE;
+    }
+  }
+
+  /** Moves the entries of trades [i, n) one place up (room for n + 1 reserved). */
+  private shiftUp(i: number, n: number): void {
+    const pages = this.pages;
+    const first = i >> PAGE_BITS;
+    const last = n >> PAGE_BITS;
+    for (let p = last; p >= first; p--) {
+      const page = pages[p]!;
+      const from = p === first ? i & PAGE_MASK : 0;
+      let to = p === last ? n & PAGE_MASK : PAGE;
+      if (to === PAGE) {
+        // The page's last entry goes first on the next page (whose own moved up already).
+        to = PAGE - 1;
+        pages[p + 1]!.set(page.subarray(STRIDE * to, STRIDE * PAGE), 0);
+      }
+      if (from < to) page.copyWithin(STRIDE * (from + 1), STRIDE * from, STRIDE * to);
+    }
   }
 
   /** A new chunk to fill, at least `min` bytes: each twice the last, from 4 KiB to 64 KiB. */
@@ -232,10 +286,13 @@ export class TradeLog implements EncodedTrades {
 
 /** at, slot, txIndex, eventIndex, chunk, offset, byte length. */
 const STRIDE = 7;
+/** 2,048 trades a page: 112 KiB, a slice of a slab (SLICE_MAX). */
+const PAGE_BITS = 11;
+const PAGE = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE - 1;
 const CHUNK_MIN = 4_096;
 const CHUNK_MAX = 65_536;
 const EMPTY_BYTES = Buffer.alloc(0);
-const EMPTY_INDEX = new Float64Array(0);
 
 /**
  * Logs take their memory in slices of shared 1 MiB slabs: an ArrayBuffer of its own

@@ -101,7 +101,8 @@ describe('TradeLog order', () => {
     const random = rng(77);
     const log = new TradeLog();
     const reference: StoredTrade[] = [];
-    for (let i = 0; i < 2_000; i++) {
+    // 5,000 trades: the index's pages hold 2,048, so late trades move entries across pages.
+    for (let i = 0; i < 5_000; i++) {
       // Mostly ascending, one in five late, some at the same position (told apart by wallet).
       const late = random() < 0.2;
       const at = late ? Math.floor(random() * i) : i;
@@ -111,7 +112,7 @@ describe('TradeLog order', () => {
       while (j > 0 && compareKey(reference[j - 1]!, t) > 0) j--;
       reference.splice(j, 0, t);
     }
-    expect(log.length).toBe(2_000);
+    expect(log.length).toBe(5_000);
     expect([...log]).toEqual(reference);
     for (let i = 0; i < log.length; i++) expect(log.keyAt(i)).toEqual(reference[i]!.slice(0, 4));
     // Its bytes, written and snapshotted, follow the same order across chunks.
