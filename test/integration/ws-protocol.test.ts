@@ -39,7 +39,7 @@ describe('subscription identity', () => {
     const short = parseSubscription('candles', { pool_address: A })!;
     const full = parseSubscription('candles', { pool_address: A, interval: '1m', mode: 'price', currency: 'usd' })!;
     expect(full.key).toBe(short.key);
-    expect(short.channels).toEqual([{ topic: `candles:${A}:1m:price:usd`, subscriptionId: null }]);
+    expect(short.channels).toEqual([{ name: `candles:${A}:1m:price:usd`, topic: `candles:${A}:1m:price:usd`, subscriptionId: null, item: A }]);
     expect(short.items).toEqual([A]);
     expect(short.resume).toBeNull();
   });
@@ -57,6 +57,40 @@ describe('subscription identity', () => {
     const ba = parseSubscription('pool_metrics', { pool_addresses: [B, A, B] })!;
     expect(ba.key).toBe(ab.key);
     expect(ba.items).toEqual([A, B].sort());
+  });
+
+  it('every stream: one channel per watched item, named by topic (and subscription_id); one channel: the key is its name', () => {
+    const T = B;
+    const cases = [
+      { stream: 'token_metadata', payload: {}, channels: [['token_metadata', 'token_metadata', null, null]] },
+      { stream: 'pool_trades', payload: { pool_address: A }, channels: [[`pool_trades:${A}`, `pool_trades:${A}`, null, A]] },
+      { stream: 'token_trades', payload: { token_address: T }, channels: [[`token_trades:${T}`, `token_trades:${T}`, null, T]] },
+      { stream: 'candles', payload: { pool_address: A, interval: '1h', subscription_id: 'c' }, channels: [[`candles:${A}:1h:price:usd#c`, `candles:${A}:1h:price:usd`, 'c', A]] },
+      { stream: 'pool_metrics', payload: { pool_addresses: [A] }, channels: [[`pool_metrics:${A}`, `pool_metrics:${A}`, null, A]] },
+      {
+        stream: 'pool_metrics',
+        payload: { pool_addresses: [B, A, B] },
+        channels: [A, B].sort().map((p) => [`pool_metrics:${p}`, `pool_metrics:${p}`, null, p]),
+      },
+    ];
+    for (const { stream, payload, channels } of cases) {
+      const sub = parseSubscription(stream, payload)!;
+      expect(sub.stream).toBe(stream);
+      expect(sub.channels.map((c) => [c.name, c.topic, c.subscriptionId, c.item])).toEqual(channels);
+      expect(sub.items).toEqual(sub.channels.flatMap((c) => (c.item === null ? [] : [c.item])));
+      if (channels.length === 1) expect(sub.key).toBe(sub.channels[0]!.name);
+      expect(sub.resume).toBeNull();
+      // The same payload again is the same subscription (what unsubscribe relies on).
+      expect(parseSubscription(stream, structuredClone(payload))!.key).toBe(sub.key);
+    }
+    // pool_metrics of several pools is not the subscription of one of them.
+    expect(parseSubscription('pool_metrics', { pool_addresses: [A, B] })!.key).not.toBe(parseSubscription('pool_metrics', { pool_addresses: [A] })!.key);
+  });
+
+  it('candles resume: the parsed payload (with its subscription_id) is kept for the resume read', () => {
+    const sub = parseSubscription('candles', { pool_address: A, subscription_id: 'x', resume_after_time: 5 })!;
+    expect(sub.resume).toEqual({ pool_address: A, interval: '1m', mode: 'price', currency: 'usd', subscription_id: 'x', resume_after_time: 5 });
+    expect(parseSubscription('candles', { pool_address: A, resume_after_seq: 2 })!.resume).toMatchObject({ resume_after_seq: 2 });
   });
 
   it('unknown fields are stripped, not fatal; unknown streams and trades are null', () => {

@@ -3,8 +3,9 @@ import type { AccountLimits } from '../../engine/account-limits.ts';
 import type { Account } from '../../engine/keys.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import { CANDLES_FRAME_PREFIX, type TopicSink } from '../../engine/topics.ts';
-import { subscriptionIdMember, type ChannelRef } from './protocol.ts';
+import type { TopicSink } from '../../engine/topics.ts';
+import { Channel, type FramesMetric } from './channel.ts';
+import { subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts';
 
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
@@ -31,8 +32,6 @@ import { subscriptionIdMember, type ChannelRef } from './protocol.ts';
 /** The part of a connection the hub works with (transport/ws/session.ts). */
 export interface HubConnection {
   readonly ws: WebSocket<unknown> | null;
-  /** Channels this connection is on, with how many of its subscriptions name each. */
-  readonly channels: Map<Channel, number>;
   account: AccountEntry | null;
   /** The hub turn in which the buffered amount was last checked. */
   checkedTurn: number;
@@ -47,31 +46,6 @@ export interface AccountEntry {
   /** Data frames delivered and not yet reported to countMessages. */
   pending: number;
   touched: boolean;
-}
-
-/** One uWS topic. @internal */
-export class Channel {
-  readonly connections = new Set<HubConnection>();
-  /** Connections on the channel per account: how many frames one publish delivers to each account. */
-  readonly perAccount = new Map<AccountEntry, number>();
-  /** Frames published since the last count. */
-  pending = 0;
-  dirty = false;
-
-  constructor(
-    readonly name: string,
-    readonly topic: TopicEntry,
-    /** `"subscription_id":"..."`, or null for frames as the engine built them. */
-    readonly member: string | null,
-  ) {}
-}
-
-/** @internal */
-interface TopicEntry {
-  readonly name: string;
-  readonly channels: Channel[];
-  /** prom-client child of the frames counter for the topic's stream. */
-  readonly framesMetric: { inc(n: number): void };
 }
 
 export interface HubEvents {
@@ -90,13 +64,12 @@ export interface HubOptions {
   events: HubEvents;
 }
 
-const PREFIX_LENGTH = CANDLES_FRAME_PREFIX.length;
 /** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
 const LENGTHS_MAX = 255;
-const CLOSE_BRACE = 125; // '}'
 
 export class Hub implements TopicSink {
-  private readonly topics = new Map<string, TopicEntry>();
+  /** By engine topic: its first channel; the others follow through `Channel.next`. */
+  private readonly topics = new Map<string, Channel>();
   /**
    * Topics per length of their name (names up to LENGTHS_MAX; longer ones are not
    * counted and always looked up). The engine asks `has` for every pool it flushes (28
@@ -107,7 +80,10 @@ export class Hub implements TopicSink {
    * candles topic at all, say) is answered in a few nanoseconds.
    */
   private readonly byLength = new Uint32Array(LENGTHS_MAX + 1);
-  private readonly channels = new Map<string, Channel>();
+  /** Channels with a subscription_id, by name (a topic's channel without one is found through `topics`). */
+  private readonly idChannels = new Map<string, Channel>();
+  /** One prom-client child per stream: `labels()` allocates a bound closure per call. */
+  private readonly framesMetrics = new Map<string, FramesMetric>();
   private readonly accounts = new Map<string, AccountEntry>();
   private dirty: Channel[] = [];
   private touchedAccounts: AccountEntry[] = [];
@@ -125,12 +101,15 @@ export class Hub implements TopicSink {
   }
 
   publish(topic: string, frame: string): void {
-    const entry = this.topics.get(topic);
-    if (entry === undefined) return;
-    if (this.droppedConnections.length) this.stopDropped();
-    const channels = entry.channels;
-    for (let i = 0; i < channels.length; i++) {
-      const channel = channels[i]!;
+    let first = this.topics.get(topic);
+    if (first === undefined) return;
+    if (this.droppedConnections.length) {
+      // Stopping them may have removed channels of this topic.
+      this.stopDropped();
+      first = this.topics.get(topic);
+      if (first === undefined) return;
+    }
+    for (let channel: Channel | null = first; channel !== null; channel = channel.next) {
       this.o.app.publish(channel.name, channel.member === null ? frame : withMember(frame, channel.member), false, false);
       channel.pending++;
       if (!channel.dirty) {
@@ -156,9 +135,8 @@ export class Hub implements TopicSink {
     return entry;
   }
 
-  /** Leaves every channel and the account's set (a closed connection). */
+  /** Leaves the account's set (a closed connection, which has left its channels). */
   exit(connection: HubConnection): void {
-    this.leaveAll(connection);
     const entry = connection.account;
     if (!entry) return;
     entry.connections.delete(connection);
@@ -171,40 +149,41 @@ export class Hub implements TopicSink {
     return [...(this.accounts.get(accountId)?.connections ?? [])];
   }
 
-  /** Subscribes a connection to a channel (reference-counted per connection). */
-  join(connection: HubConnection, ref: ChannelRef): void {
-    const ws = connection.ws;
+  /**
+   * Subscribes an authenticated connection to a channel (reference-counted per
+   * connection) and returns the channel: the handle `leave` takes.
+   */
+  join(connection: HubConnection, ref: ChannelRef): Channel {
     const entry = connection.account;
-    if (!ws || !entry) return;
-    const name = ref.subscriptionId === null ? ref.topic : `${ref.topic}#${ref.subscriptionId}`;
-    let channel = this.channels.get(name);
-    const held = channel ? connection.channels.get(channel) : undefined;
-    if (channel && held !== undefined) {
-      connection.channels.set(channel, held + 1);
-      return;
+    if (!entry) throw new Error('ws: a connection joined a channel before authentication');
+    let channel = ref.subscriptionId === null ? this.plainChannel(ref.topic) : this.idChannels.get(ref.name);
+    if (channel === undefined) channel = this.createChannel(ref);
+    else {
+      const held = channel.refsOf(connection);
+      if (held > 0) {
+        channel.setRefs(connection, held + 1);
+        return channel;
+      }
     }
-    if (!channel) channel = this.createChannel(name, ref);
     // Frames already published on it were not for this connection.
     this.settle(channel);
-    connection.channels.set(channel, 1);
-    channel.connections.add(connection);
-    channel.perAccount.set(entry, (channel.perAccount.get(entry) ?? 0) + 1);
-    ws.subscribe(name);
+    channel.add(connection, entry);
+    connection.ws?.subscribe(channel.name);
+    return channel;
   }
 
   /** Drops one reference of a connection to a channel; unsubscribes at zero. */
-  leave(connection: HubConnection, ref: ChannelRef): void {
-    const name = ref.subscriptionId === null ? ref.topic : `${ref.topic}#${ref.subscriptionId}`;
-    const channel = this.channels.get(name);
-    const held = channel ? connection.channels.get(channel) : undefined;
-    if (!channel || held === undefined) return;
-    if (held > 1) connection.channels.set(channel, held - 1);
-    else this.detach(connection, channel);
-  }
-
-  /** Leaves every channel: a closed connection, or a slow one whose streams stop. */
-  leaveAll(connection: HubConnection): void {
-    for (const channel of [...connection.channels.keys()]) this.detach(connection, channel);
+  leave(connection: HubConnection, channel: Channel): void {
+    const held = channel.refsOf(connection);
+    if (held !== 1) {
+      if (held > 1) channel.setRefs(connection, held - 1);
+      return;
+    }
+    // Frames published while it was on the channel are counted for its account.
+    this.settle(channel);
+    const empty = channel.remove(connection);
+    connection.ws?.unsubscribe(channel.name);
+    if (empty) this.removeChannel(channel);
   }
 
   /** Counts data frames sent to one connection outside a channel (a candles resume frame). */
@@ -227,45 +206,61 @@ export class Hub implements TopicSink {
   close(): void {
     this.topics.clear();
     this.byLength.fill(0);
-    this.channels.clear();
+    this.idChannels.clear();
     this.dirty = [];
   }
 
-  private createChannel(name: string, ref: ChannelRef): Channel {
-    let topic = this.topics.get(ref.topic);
-    if (!topic) {
-      const colon = ref.topic.indexOf(':');
-      const stream = colon < 0 ? ref.topic : ref.topic.slice(0, colon);
-      topic = { name: ref.topic, channels: [], framesMetric: this.o.metrics.wsFramesPublished.labels(stream) };
-      this.topics.set(ref.topic, topic);
-      this.countLength(ref.topic, 1);
-    }
-    const channel = new Channel(name, topic, ref.subscriptionId === null ? null : subscriptionIdMember(ref.subscriptionId));
-    topic.channels.push(channel);
-    this.channels.set(name, channel);
+  /** The topic's channel without a subscription_id, if any. */
+  private plainChannel(topic: string): Channel | undefined {
+    let channel = this.topics.get(topic);
+    // Only candles topics have more than one channel, one per distinct subscription_id.
+    while (channel !== undefined && channel.member !== null) channel = channel.next ?? undefined;
     return channel;
   }
 
-  private detach(connection: HubConnection, channel: Channel): void {
-    // Frames published while it was on the channel are counted for its account.
-    this.settle(channel);
-    connection.channels.delete(channel);
-    channel.connections.delete(connection);
-    const entry = connection.account!;
-    const n = channel.perAccount.get(entry)! - 1;
-    if (n > 0) channel.perAccount.set(entry, n);
-    else channel.perAccount.delete(entry);
-    connection.ws?.unsubscribe(channel.name);
-    if (channel.connections.size === 0) this.removeChannel(channel);
+  private createChannel(ref: ChannelRef): Channel {
+    const id = ref.subscriptionId;
+    const channel = new Channel(ref.name, ref.topic, id === null ? null : subscriptionIdMember(id), ref.item, this.framesMetricOf(ref.topic));
+    let last = this.topics.get(ref.topic);
+    if (last === undefined) {
+      this.topics.set(ref.topic, channel);
+      this.countLength(ref.topic, 1);
+    } else {
+      // Appended: a topic's frames go out in the order its channels were created.
+      while (last.next !== null) last = last.next;
+      last.next = channel;
+    }
+    if (id !== null) this.idChannels.set(ref.name, channel);
+    return channel;
+  }
+
+  private framesMetricOf(topic: string): FramesMetric {
+    const colon = topic.indexOf(':');
+    const stream = colon < 0 ? topic : topic.slice(0, colon);
+    let metric = this.framesMetrics.get(stream);
+    if (metric === undefined) {
+      metric = this.o.metrics.wsFramesPublished.labels(stream);
+      this.framesMetrics.set(stream, metric);
+    }
+    return metric;
   }
 
   private removeChannel(channel: Channel): void {
-    this.channels.delete(channel.name);
-    const topic = channel.topic;
-    const i = topic.channels.indexOf(channel);
-    if (i >= 0) topic.channels.splice(i, 1);
-    // Counted down only if still counted (close() forgets every topic at once).
-    if (topic.channels.length === 0 && this.topics.delete(topic.name)) this.countLength(topic.name, -1);
+    // By identity: after close() a channel may be gone from the maps already.
+    if (channel.member !== null && this.idChannels.get(channel.name) === channel) this.idChannels.delete(channel.name);
+    const first = this.topics.get(channel.topic);
+    if (first === channel) {
+      if (channel.next !== null) this.topics.set(channel.topic, channel.next);
+      else {
+        this.topics.delete(channel.topic);
+        this.countLength(channel.topic, -1);
+      }
+    } else if (first !== undefined) {
+      let previous = first;
+      while (previous.next !== null && previous.next !== channel) previous = previous.next;
+      if (previous.next === channel) previous.next = channel.next;
+    }
+    channel.next = null;
   }
 
   private countLength(name: string, delta: 1 | -1): void {
@@ -277,11 +272,20 @@ export class Hub implements TopicSink {
     const n = channel.pending;
     if (n === 0) return;
     channel.pending = 0;
-    channel.topic.framesMetric.inc(n);
+    channel.framesMetric.inc(n);
     let delivered = 0;
-    for (const [entry, connections] of channel.perAccount) {
-      this.addPending(entry, n * connections);
-      delivered += n * connections;
+    const perAccount = channel.perAccount;
+    if (perAccount === null) {
+      const only = channel.connection;
+      if (only !== null) {
+        this.addPending(only.account!, n);
+        delivered = n;
+      }
+    } else {
+      for (const [entry, connections] of perAccount) {
+        this.addPending(entry, n * connections);
+        delivered += n * connections;
+      }
     }
     this.o.metrics.wsMessagesDelivered.inc(delivered);
   }
@@ -332,11 +336,11 @@ export class Hub implements TopicSink {
     const slow: HubConnection[] = [];
     const limit = this.o.backpressureBytes;
     for (const channel of dirty) {
-      for (const connection of channel.connections) {
-        if (connection.checkedTurn === turn) continue;
-        connection.checkedTurn = turn;
-        const ws = connection.ws;
-        if (ws && ws.getBufferedAmount() > limit) slow.push(connection);
+      const only = channel.connection;
+      if (only !== null) {
+        if (isOverLimit(only, turn, limit)) slow.push(only);
+      } else if (channel.connections !== null) {
+        for (const connection of channel.connections.keys()) if (isOverLimit(connection, turn, limit)) slow.push(connection);
       }
     }
     if (this.droppedConnections.length) this.stopDropped();
@@ -352,11 +356,10 @@ export class Hub implements TopicSink {
   }
 }
 
-/** The frame with `"subscription_id":"..."` as the first member of `data`. */
-function withMember(frame: string, member: string): string {
-  // Every candles frame starts with the prefix (engine/topics.ts); anything else is
-  // passed on unchanged rather than corrupted.
-  if (!frame.startsWith(CANDLES_FRAME_PREFIX)) return frame;
-  const rest = frame.slice(PREFIX_LENGTH);
-  return CANDLES_FRAME_PREFIX + member + (rest.charCodeAt(0) === CLOSE_BRACE ? '' : ',') + rest;
+/** Whether a connection's unsent buffer passed the soft limit; each connection is checked once per turn. */
+function isOverLimit(connection: HubConnection, turn: number, limit: number): boolean {
+  if (connection.checkedTurn === turn) return false;
+  connection.checkedTurn = turn;
+  const ws = connection.ws;
+  return ws !== null && ws.getBufferedAmount() > limit;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
-import { topics } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, topics } from '../../engine/topics.ts';
 import { ADDRESS_PATTERN } from '../http/params.ts';
 
 /**
@@ -64,27 +64,46 @@ export const payloadSchemas = {
 export type LiveStream = keyof typeof payloadSchemas;
 export type CandlesPayload = z.output<(typeof payloadSchemas)['candles']>;
 
-/** One uWS channel of a subscription: an engine topic, and the candles subscription_id echoed on it. */
+/** One uWS channel of a subscription. */
 export interface ChannelRef {
+  /** The uWS topic: `topic`, or `<topic>#<subscription_id>` (see `channelName`). */
+  name: string;
+  /** The engine topic. */
   topic: string;
   /** null: frames as the engine built them; a string: `subscription_id` inserted. */
   subscriptionId: string | null;
+  /** The watched item (SERVICE.md 8) the topic names: its pool or token; null for token_metadata. */
+  item: string | null;
 }
 
-/** What a valid subscribe (or unsubscribe) frame names. */
+/**
+ * What a valid subscribe (or unsubscribe) frame names. Short-lived: a connection keeps
+ * only the channels it joined (transport/ws/session.ts), each of which knows its item.
+ */
 export interface Subscription {
   stream: LiveStream;
   /**
    * Identity of the subscription: stream + normalized payload (defaults applied,
    * pool_metrics addresses sorted and deduplicated, resume fields left out), so an
-   * unsubscribe with the same payload, written either way, finds it.
+   * unsubscribe with the same payload, written either way, finds it. For a
+   * subscription with one channel it is that channel's name.
    */
   key: string;
   channels: ChannelRef[];
-  /** Watched items (SERVICE.md 8): the pools and tokens the subscription names. */
+  /** Watched items (SERVICE.md 8): the pools and tokens the subscription names, one per channel. */
   items: string[];
-  /** candles with resume_after_seq or resume_after_time. */
-  resume: { payload: CandlesPayload } | null;
+  /** candles with resume_after_seq or resume_after_time: the payload, for the resume read. */
+  resume: CandlesPayload | null;
+}
+
+/** The uWS topic of an engine topic whose frames carry `subscriptionId` (null: none). */
+export const channelName = (topic: string, subscriptionId: string | null): string =>
+  subscriptionId === null ? topic : `${topic}#${subscriptionId}`;
+
+/** A subscription with one channel: the key is the channel's name. */
+function single(stream: LiveStream, topic: string, subscriptionId: string | null, item: string | null, resume: CandlesPayload | null = null): Subscription {
+  const name = channelName(topic, subscriptionId);
+  return { stream, key: name, channels: [{ name, topic, subscriptionId, item }], items: item === null ? [] : [item], resume };
 }
 
 /**
@@ -98,33 +117,32 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
   if (!result.success) return null;
   switch (stream as LiveStream) {
     case 'token_metadata':
-      return { stream: 'token_metadata', key: 'token_metadata', channels: [{ topic: topics.tokenMetadata(), subscriptionId: null }], items: [], resume: null };
+      return single('token_metadata', topics.tokenMetadata(), null, null);
     case 'candles': {
       const p = result.data as CandlesPayload;
-      const id = p.subscription_id ?? null;
-      const topic = topics.candles(p.pool_address, p.interval, p.mode, p.currency);
-      const resume = p.resume_after_seq !== undefined || p.resume_after_time !== undefined ? { payload: p } : null;
-      return { stream: 'candles', key: `${topic}#${id ?? ''}`, channels: [{ topic, subscriptionId: id }], items: [p.pool_address], resume };
+      const resume = p.resume_after_seq !== undefined || p.resume_after_time !== undefined ? p : null;
+      return single('candles', topics.candles(p.pool_address, p.interval, p.mode, p.currency), p.subscription_id ?? null, p.pool_address, resume);
     }
     case 'pool_metrics': {
       const pools = [...new Set((result.data as { pool_addresses: string[] }).pool_addresses)].sort();
       return {
         stream: 'pool_metrics',
         key: `pool_metrics:${pools.join(',')}`,
-        channels: pools.map((pool) => ({ topic: topics.poolMetrics(pool), subscriptionId: null })),
+        channels: pools.map((pool) => {
+          const topic = topics.poolMetrics(pool);
+          return { name: topic, topic, subscriptionId: null, item: pool };
+        }),
         items: pools,
         resume: null,
       };
     }
     case 'token_trades': {
       const token = (result.data as { token_address: string }).token_address;
-      const topic = topics.tokenTrades(token);
-      return { stream: 'token_trades', key: topic, channels: [{ topic, subscriptionId: null }], items: [token], resume: null };
+      return single('token_trades', topics.tokenTrades(token), null, token);
     }
     case 'pool_trades': {
       const pool = (result.data as { pool_address: string }).pool_address;
-      const topic = topics.poolTrades(pool);
-      return { stream: 'pool_trades', key: topic, channels: [{ topic, subscriptionId: null }], items: [pool], resume: null };
+      return single('pool_trades', topics.poolTrades(pool), null, pool);
     }
   }
 }
@@ -140,3 +158,15 @@ export function errorFrame(code: 4033 | 4290, message: string, stream: string): 
 
 /** The `"subscription_id":"<id>"` member inserted after CANDLES_FRAME_PREFIX (JSON-escaped once). */
 export const subscriptionIdMember = (id: string): string => `"subscription_id":${JSON.stringify(id)}`;
+
+const PREFIX_LENGTH = CANDLES_FRAME_PREFIX.length;
+const CLOSE_BRACE = 125; // '}'
+
+/** A candles frame with `member` (see subscriptionIdMember) as the first member of `data`. */
+export function withMember(frame: string, member: string): string {
+  // Every candles frame starts with the prefix (engine/topics.ts); anything else is
+  // passed on unchanged rather than corrupted.
+  if (!frame.startsWith(CANDLES_FRAME_PREFIX)) return frame;
+  const rest = frame.slice(PREFIX_LENGTH);
+  return CANDLES_FRAME_PREFIX + member + (rest.charCodeAt(0) === CLOSE_BRACE ? '' : ',') + rest;
+}

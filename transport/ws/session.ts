@@ -7,8 +7,9 @@ import type { KeyStore } from '../../engine/keys.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
-import type { AccountEntry, Channel, Hub, HubConnection } from './hub.ts';
-import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type Subscription } from './protocol.ts';
+import type { Channel } from './channel.ts';
+import type { AccountEntry, Hub, HubConnection } from './hub.ts';
+import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
 export interface CandleResumeSource {
@@ -66,12 +67,15 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export class Connection implements HubConnection {
   ws: WebSocket<UserData> | null;
   account: AccountEntry | null = null;
-  readonly channels = new Map<Channel, number>();
   checkedTurn = -1;
   dropped = false;
   private lifecycle: ConnectionSnapshot = initialConnection;
-  /** By Subscription.key; created on the first subscribe. */
-  private subscriptions: Map<string, Subscription> | null = null;
+  /**
+   * By Subscription.key: the channel a subscription joined, or pool_metrics's channels
+   * (one per pool); each channel knows the watched item it stands for. Created on the
+   * first subscribe.
+   */
+  private subscriptions: Map<string, Channel | Channel[]> | null = null;
   private held: Record<string, unknown>[] | null = null;
   private heldBytes = 0;
   /** The auth deadline, then the stall grace of a slow consumer. */
@@ -135,7 +139,8 @@ export class Connection implements HubConnection {
   slow(): void {
     if (this.state !== 'authenticated') return;
     this.transition({ type: 'connection.slow' });
-    this.ctx.hub.leaveAll(this);
+    const hub = this.ctx.hub;
+    if (this.subscriptions) for (const held of this.subscriptions.values()) forEachChannel(held, (channel) => hub.leave(this, channel));
     this.timer = setTimeout(() => this.cut(), this.ctx.config.stalledGraceMs);
   }
 
@@ -150,16 +155,16 @@ export class Connection implements HubConnection {
   /** uWS `close`: the socket is gone (any cause); releases everything it held. */
   onClosed(code: number): void {
     if (this.state === 'closed') return;
+    // A slow consumer (closing) left its channels when its streams stopped.
+    const joined = this.state === 'authenticated';
     this.ws = null;
     this.transition({ type: 'connection.close' });
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const { hub, limits, metrics } = this.ctx;
     const entry = this.account;
+    if (entry && this.subscriptions) for (const held of this.subscriptions.values()) this.release(held, joined);
     hub.exit(this);
-    if (entry && this.subscriptions) {
-      for (const sub of this.subscriptions.values()) if (sub.items.length) limits.unwatch(entry.account.id, sub.items);
-    }
     this.subscriptions = null;
     this.held = null;
     if (entry && this.slot) limits.closeConnection(entry.account.id);
@@ -248,20 +253,43 @@ export class Connection implements HubConnection {
       if (sub.items.length && !limits.watch(this.account!.account, sub.items)) {
         return this.sendControl(errorFrame(4290, 'watched items limit of the plan reached', sub.stream));
       }
-      subscriptions.set(sub.key, sub);
-      for (const ref of sub.channels) hub.join(this, ref);
+      const refs = sub.channels;
+      if (refs.length === 1) {
+        const channel = hub.join(this, refs[0]!);
+        // Keyed by the channel's own name string when equal (always, see Subscription.key):
+        // a shared channel's name is then not held twice.
+        subscriptions.set(channel.name === sub.key ? channel.name : sub.key, channel);
+      } else {
+        subscriptions.set(sub.key, refs.map((ref) => hub.join(this, ref)));
+      }
       if (sub.stream === 'candles') this.ctx.candleWatch?.candleSubscribed(sub.items[0]!);
     }
-    if (sub.resume) this.resume(sub);
+    if (sub.resume) this.resume(sub.resume);
   }
 
   private unsubscribe(frame: Record<string, unknown>): void {
     const named = this.named(frame, false);
-    const sub = named && this.subscriptions?.get(named.key);
-    if (!sub) return;
-    this.subscriptions!.delete(sub.key);
-    for (const ref of sub.channels) this.ctx.hub.leave(this, ref);
-    if (sub.items.length) this.ctx.limits.unwatch(this.account!.account.id, sub.items);
+    const held = named && this.subscriptions?.get(named.key);
+    if (!held) return;
+    this.subscriptions!.delete(named.key);
+    this.release(held, true);
+  }
+
+  /** Leaves a subscription's channels (unless already left) and gives back its watched items. */
+  private release(held: Channel | Channel[], leave: boolean): void {
+    const { hub, limits } = this.ctx;
+    const accountId = this.account!.account.id;
+    if (!Array.isArray(held)) {
+      if (leave) hub.leave(this, held);
+      if (held.item !== null) limits.unwatch(accountId, [held.item]);
+      return;
+    }
+    const items: string[] = [];
+    for (const channel of held) {
+      if (leave) hub.leave(this, channel);
+      if (channel.item !== null) items.push(channel.item);
+    }
+    if (items.length) limits.unwatch(accountId, items);
   }
 
   /**
@@ -270,9 +298,8 @@ export class Connection implements HubConnection {
    * and none published before the subscribe reached this connection, so the client
    * sees no gap and no repeat.
    */
-  private resume(sub: Subscription): void {
+  private resume(p: CandlesPayload): void {
     const market = this.ctx.market;
-    const p = sub.resume!.payload;
     if (!market) return;
     let result: ReturnType<CandleResumeSource['candleResume']>;
     try {
@@ -319,4 +346,10 @@ export class Connection implements HubConnection {
     if (status !== 1 && ws.getBufferedAmount() > this.ctx.config.backpressureBytes) this.slow();
     return true;
   }
+}
+
+/** The channels a connection keeps for one subscription: one, or pool_metrics's (one per pool). */
+function forEachChannel(held: Channel | Channel[], each: (channel: Channel) => void): void {
+  if (Array.isArray(held)) for (const channel of held) each(channel);
+  else each(held);
 }

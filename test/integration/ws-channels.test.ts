@@ -1,0 +1,309 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CANDLES_FRAME_PREFIX } from '../../engine/topics.ts';
+import { base58, rng } from '../helpers/fixtures.ts';
+import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
+
+/**
+ * A channel's bookkeeping as it gains and loses connections (transport/ws/hub.ts): a
+ * channel holds its only connection inline and has maps only while two or more are on
+ * it. Frames reach exactly the connections on the channel when they are published,
+ * each account is counted frames × its connections on it, references of overlapping
+ * subscriptions survive the change of form, and a slow consumer on a shared channel is
+ * still found. Frames are published through the transport's topic sink.
+ */
+
+const r = rng(509);
+const POOL = base58(r, 44);
+const POOL2 = base58(r, 44);
+const CANARY = base58(r, 44);
+const TOPIC = `pool_trades:${POOL}`;
+
+let srv: WsTestServer | null = null;
+afterEach(async () => {
+  await srv?.close();
+  srv = null;
+});
+
+let sequence = 0;
+/** Publishes k numbered pool_trades frames on the topic; returns their numbers. */
+function publish(s: WsTestServer, k: number, topic = TOPIC): number[] {
+  const sent: number[] = [];
+  for (let i = 0; i < k; i++) {
+    const n = ++sequence;
+    s.endpoint.sink.publish(topic, `{"stream":"pool_trades","data":{"n":${n}}}`);
+    sent.push(n);
+  }
+  return sent;
+}
+
+/** The numbers of the data frames a client got since the last call (a pong round trip: the hub's turn has run). */
+async function received(c: TestClient): Promise<number[]> {
+  return (await c.untilPong()).filter((m) => m.stream !== undefined).map((m) => m.data.n as number);
+}
+
+const messages = (s: WsTestServer, accountId: string) => s.limits.usageOf(accountId)?.messages ?? 0;
+
+/** Whether the topic's first channel holds its connections in maps (white box: the memory this design saves). */
+const shared = (s: WsTestServer, topic: string): boolean => {
+  const channel = (s.endpoint.sink as unknown as { topics: Map<string, { connections: unknown }> }).topics.get(topic);
+  if (!channel) throw new Error(`no channel for ${topic}`);
+  return channel.connections !== null;
+};
+
+async function account(s: WsTestServer) {
+  const { id, key } = await s.key('pro');
+  return { id, connect: () => TestClient.connect(s.url, { key }) };
+}
+
+async function subscribed(c: TestClient, payload: unknown = { pool_address: POOL }, stream = 'pool_trades'): Promise<void> {
+  c.subscribe(stream, payload);
+  expect(await c.untilPong()).toEqual([]);
+}
+
+describe('a channel gaining and losing connections', () => {
+  it('1 → 2 → 1 → 0 connections of two accounts: each gets exactly the frames published while on it, each account is counted for them', async () => {
+    const s = (srv = await startWsServer());
+    const A = await account(s);
+    const B = await account(s);
+    const a = await A.connect();
+    const b = await B.connect();
+
+    await subscribed(a);
+    const one = publish(s, 2);
+    expect(await received(a)).toEqual(one);
+    expect(await received(b)).toEqual([]);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([2, 0]);
+    expect(shared(s, TOPIC)).toBe(false);
+
+    await subscribed(b);
+    const two = publish(s, 3);
+    expect(await received(a)).toEqual(two);
+    expect(await received(b)).toEqual(two);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 3]);
+    expect(shared(s, TOPIC)).toBe(true);
+
+    // The first connection leaves: the one left is B's.
+    a.unsubscribe('pool_trades', { pool_address: POOL });
+    expect(await received(a)).toEqual([]);
+    const back = publish(s, 4);
+    expect(await received(a)).toEqual([]);
+    expect(await received(b)).toEqual(back);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 7]);
+    expect(shared(s, TOPIC)).toBe(false);
+
+    b.unsubscribe('pool_trades', { pool_address: POOL });
+    expect(await received(b)).toEqual([]);
+    expect(s.endpoint.sink.has(TOPIC)).toBe(false);
+    publish(s, 2);
+    expect(await received(a)).toEqual([]);
+    expect(await received(b)).toEqual([]);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 7]);
+
+    // Empty and gone: a new subscriber starts a new channel.
+    await subscribed(b);
+    const again = publish(s, 1);
+    expect(await received(b)).toEqual(again);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 8]);
+    for (const c of [a, b]) c.close();
+    await Promise.all([a.closed, b.closed]);
+  });
+
+  it('two connections of one account and one of another: counted per connection on it, also when one leaves by closing', async () => {
+    const s = (srv = await startWsServer());
+    const A = await account(s);
+    const B = await account(s);
+    const a1 = await A.connect();
+    const a2 = await A.connect();
+    const b = await B.connect();
+    const got = new Map<TestClient, number[]>([[a1, []], [a2, []], [b, []]]);
+    /** Publishes k frames, then checks every client got exactly them if on the channel, and the counts. */
+    const step = async (k: number, on: TestClient[], counts: [number, number], isShared: boolean) => {
+      const sent = publish(s, k);
+      for (const [c, list] of got) {
+        if (c.ws.readyState !== c.ws.OPEN) continue;
+        const frames = await received(c);
+        expect(frames).toEqual(on.includes(c) ? sent : []);
+        list.push(...frames);
+      }
+      expect([messages(s, A.id), messages(s, B.id)]).toEqual(counts);
+      if (on.length) expect(shared(s, TOPIC)).toBe(isShared);
+      else expect(s.endpoint.sink.has(TOPIC)).toBe(false);
+    };
+
+    await subscribed(a1);
+    await step(2, [a1], [2, 0], false);
+    await subscribed(b);
+    await step(3, [a1, b], [2 + 3, 3], true);
+    await subscribed(a2);
+    await step(4, [a1, b, a2], [5 + 8, 3 + 4], true);
+    a1.unsubscribe('pool_trades', { pool_address: POOL });
+    expect(await a1.untilPong()).toEqual([]);
+    await step(5, [b, a2], [13 + 5, 7 + 5], true);
+    // B's only connection goes by closing its socket: what it was sent is counted, nothing after.
+    b.close();
+    await b.closed;
+    await step(6, [a2], [18 + 6, 12], false);
+    a2.unsubscribe('pool_trades', { pool_address: POOL });
+    expect(await a2.untilPong()).toEqual([]);
+    await step(7, [], [24, 12], false);
+
+    expect(got.get(a1)!.length).toBe(2 + 3 + 4);
+    expect(got.get(b)!.length).toBe(3 + 4 + 5);
+    expect(got.get(a2)!.length).toBe(4 + 5 + 6);
+    expect(messages(s, A.id)).toBe(got.get(a1)!.length + got.get(a2)!.length);
+    for (const c of [a1, a2]) c.close();
+    await Promise.all([a1.closed, a2.closed]);
+  });
+
+  it('overlapping pool_metrics subscriptions keep their references while the channel becomes shared and inline again', async () => {
+    const s = (srv = await startWsServer());
+    const A = await account(s);
+    const B = await account(s);
+    const a = await A.connect();
+    const b = await B.connect();
+    const topic = `pool_metrics:${POOL}`;
+    const frame = (n: number) => s.endpoint.sink.publish(topic, `{"stream":"pool_metrics","data":{"n":${n}}}`);
+
+    // a names POOL twice: {POOL, POOL2} and {POOL}.
+    await subscribed(a, { pool_addresses: [POOL, POOL2] }, 'pool_metrics');
+    await subscribed(a, { pool_addresses: [POOL] }, 'pool_metrics');
+    await subscribed(b, { pool_addresses: [POOL] }, 'pool_metrics');
+    expect(shared(s, topic)).toBe(true);
+    // One of a's two references goes: a stays on the channel.
+    a.unsubscribe('pool_metrics', { pool_addresses: [POOL2, POOL] });
+    expect(await a.untilPong()).toEqual([]);
+    frame(1);
+    expect(await received(a)).toEqual([1]);
+    expect(await received(b)).toEqual([1]);
+    expect(s.endpoint.sink.has(`pool_metrics:${POOL2}`)).toBe(false);
+
+    // b leaves: a alone again, still with its one reference.
+    b.unsubscribe('pool_metrics', { pool_addresses: [POOL] });
+    expect(await b.untilPong()).toEqual([]);
+    expect(shared(s, topic)).toBe(false);
+    frame(2);
+    expect(await received(a)).toEqual([2]);
+    expect(await received(b)).toEqual([]);
+    // b comes back and a takes a second reference while shared; then b goes again.
+    await subscribed(b, { pool_addresses: [POOL] }, 'pool_metrics');
+    await subscribed(a, { pool_addresses: [POOL, POOL2] }, 'pool_metrics');
+    b.unsubscribe('pool_metrics', { pool_addresses: [POOL] });
+    expect(await b.untilPong()).toEqual([]);
+    a.unsubscribe('pool_metrics', { pool_addresses: [POOL] });
+    expect(await a.untilPong()).toEqual([]);
+    frame(3);
+    expect(await received(a)).toEqual([3]);
+    a.unsubscribe('pool_metrics', { pool_addresses: [POOL, POOL2] });
+    expect(await a.untilPong()).toEqual([]);
+    expect(s.endpoint.sink.has(topic)).toBe(false);
+    expect([messages(s, A.id), messages(s, B.id)]).toEqual([3, 1]);
+    for (const c of [a, b]) c.close();
+    await Promise.all([a.closed, b.closed]);
+  });
+
+  it('candles channels of one series come and go in any order: each frame built once per channel on it', async () => {
+    const s = (srv = await startWsServer());
+    const A = await account(s);
+    const [x, plain, y, plain2] = [await A.connect(), await A.connect(), await A.connect(), await A.connect()];
+    const series = `candles:${POOL}:1m:price:usd`;
+    const built = () => s.metric('mds_ws_frames_published_total', { stream: 'candles' });
+    /** Publishes frame n; returns how many frames were built for it, and what each client got (its subscription_id, or '' without). */
+    const candle = async (n: number) => {
+      const before = await built();
+      s.endpoint.sink.publish(series, `${CANDLES_FRAME_PREFIX}"pool_address":"${POOL}","seq":${n},"candles":[]}}`);
+      const ids: string[][] = [];
+      for (const c of [x, plain, y, plain2]) ids.push((await c.untilPong()).map((m) => `${m.data.subscription_id ?? ''}@${m.data.seq}`));
+      return { frames: (await built()) - before, ids };
+    };
+    const sub = (c: TestClient, id?: string) => subscribed(c, { pool_address: POOL, ...(id ? { subscription_id: id } : {}) }, 'candles');
+    const unsub = async (c: TestClient, id?: string) => {
+      c.unsubscribe('candles', { pool_address: POOL, ...(id ? { subscription_id: id } : {}) });
+      expect(await c.untilPong()).toEqual([]);
+    };
+
+    // An id channel first, then the channel without an id (found behind it), a second id, a second plain subscriber.
+    await sub(x, 'x');
+    await sub(plain);
+    await sub(y, 'y');
+    await sub(plain2);
+    expect(await candle(1)).toEqual({ frames: 3, ids: [['x@1'], ['@1'], ['y@1'], ['@1']] });
+    await unsub(x, 'x'); // the topic's first channel
+    expect(await candle(2)).toEqual({ frames: 2, ids: [[], ['@2'], ['y@2'], ['@2']] });
+    await unsub(y, 'y'); // its last
+    expect(await candle(3)).toEqual({ frames: 1, ids: [[], ['@3'], [], ['@3']] });
+    await sub(x, 'x');
+    await unsub(plain);
+    await unsub(plain2);
+    expect(await candle(4)).toEqual({ frames: 1, ids: [['x@4'], [], [], []] });
+    await unsub(x, 'x');
+    expect(s.endpoint.sink.has(series)).toBe(false);
+    expect(await candle(5)).toEqual({ frames: 0, ids: [[], [], [], []] });
+    await sub(plain);
+    expect(s.endpoint.sink.has(series)).toBe(true);
+    expect(await candle(6)).toEqual({ frames: 1, ids: [[], ['@6'], [], []] });
+    for (const c of [x, plain, y, plain2]) c.close();
+    await Promise.all([x.closed, plain.closed, y.closed, plain2.closed]);
+  });
+});
+
+describe('a slow consumer on a shared channel', () => {
+  const PAD = 'x'.repeat(1_000);
+  /** Published at most: bounds the test if the server never found the slow consumer. */
+  const FRAMES_MAX = 100_000;
+
+  it('is found and closed with 4008 while the other keeps receiving; the channel goes back to one connection', async () => {
+    const s = (srv = await startWsServer({ config: { ws: { backpressureBytes: 262_144, stalledGraceMs: 60_000 } } }));
+    const S = await account(s);
+    const F = await account(s);
+    const slow = await S.connect();
+    const fast = await F.connect();
+    await subscribed(slow);
+    // Only the slow client listens on the canary: that topic goes when its streams stop.
+    await subscribed(slow, { pool_address: CANARY });
+    await subscribed(fast);
+    expect(shared(s, TOPIC)).toBe(true);
+    let n = 0;
+    const frame = () => `{"stream":"pool_trades","data":{"n":${n++},"pad":"${PAD}"}}`;
+    for (let i = 0; i < 10; i++) s.endpoint.sink.publish(TOPIC, frame());
+    expect((await slow.untilPong()).length).toBe(10);
+    expect((await fast.untilPong()).length).toBe(10);
+
+    let fastNext = 10;
+    let outOfOrder = 0;
+    fast.ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.stream === undefined) return;
+      if (m.data.n !== fastNext) outOfOrder++;
+      fastNext = m.data.n + 1;
+    });
+    (slow.ws as any)._socket.pause();
+    // 200 frames per event-loop turn until the hub stops the slow client's streams.
+    while (s.endpoint.sink.has(`pool_trades:${CANARY}`) && n < FRAMES_MAX) {
+      for (let i = 0; i < 200; i++) s.endpoint.sink.publish(TOPIC, frame());
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const published = n;
+    expect(published).toBeLessThan(FRAMES_MAX);
+    expect(s.endpoint.sink.has(TOPIC)).toBe(true);
+    expect(shared(s, TOPIC)).toBe(false);
+    for (let i = 0; i < 500; i++) s.endpoint.sink.publish(TOPIC, frame());
+    for (let i = 0; i < 1_000 && fastNext < n; i++) await fast.untilPong();
+    expect(fastNext).toBe(n);
+    expect(outOfOrder).toBe(0);
+    // Each account counted for exactly what was published while it was on the channel.
+    expect(messages(s, S.id)).toBe(published);
+    expect(messages(s, F.id)).toBe(n);
+
+    (slow.ws as any)._socket.resume();
+    expect(await slow.closed).toEqual({ code: 4008, reason: 'slow consumer' });
+    const got = slow.messages.filter((m) => m.stream === 'pool_trades').map((m) => m.data.n as number);
+    // A gap-free prefix of what followed the first 10 frames.
+    expect(got.every((k, i) => k === 10 + i)).toBe(true);
+    expect(10 + got.length).toBeLessThanOrEqual(published);
+    fast.unsubscribe('pool_trades', { pool_address: POOL });
+    await fast.untilPong();
+    expect(s.endpoint.sink.has(TOPIC)).toBe(false);
+    fast.close();
+    await fast.closed;
+  });
+});
