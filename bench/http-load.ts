@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { percentile } from './harness.ts';
+import { runWrk, type WrkOptions } from './wrk.ts';
 
 /**
  * The load generator of bench/http.ts, in its own process (pinned apart from the
@@ -12,6 +13,12 @@ import { percentile } from './harness.ts';
  * "p99 under 2 ms" question, so every response's time (autocannon's 'response'
  * event: process.hrtime from request written to response parsed, in ms as a float)
  * is also kept here and the percentiles are taken from those.
+ *
+ * Full load with `fullTool: 'wrk'`: wrk (C, one thread, on this process's CPU) drives
+ * it instead, with the same connections and pipelining (bench/wrk.ts). On
+ * one core autocannon tops out near 100k req/s for a 1 KB body and ~20k for a 52 KB
+ * one, below what the servers can answer; wrk drove bare uWS to ~420k and ~80k.
+ * Fixed-rate runs stay on autocannon (wrk cannot hold a rate).
  */
 
 export interface LoadRun {
@@ -50,6 +57,8 @@ export interface LoadPlan {
   fixedConnections: number;
   /** autocannon checks for the end of a run once per sample interval (default 1000 ms): shorter for sub-second smoke runs. */
   sampleMs?: number;
+  /** What drives the full-load (and warm-up) runs: autocannon (default) or wrk (on PATH; see bench/http.ts). */
+  fullTool?: 'autocannon' | 'wrk';
 }
 
 export type LoadResult = Record<string, { full?: LoadRun; fixed?: LoadRun }>;
@@ -128,14 +137,42 @@ function run(url: string, headers: Record<string, string>, serverPid: number | u
   });
 }
 
+/** One wrk run (bench/wrk.ts), with the CPU figures autocannon's runs get. */
+async function runWrkLoad(url: string, headers: Record<string, string>, serverPid: number | undefined, options: WrkOptions): Promise<LoadRun> {
+  const serverBefore = cpuSecondsOf(serverPid);
+  const machineBefore = machineBusySeconds();
+  const wallBefore = performance.now();
+  const w = await runWrk(url, headers, options);
+  const wall = (performance.now() - wallBefore) / 1000;
+  const serverAfter = cpuSecondsOf(serverPid);
+  const machineAfter = machineBusySeconds();
+  return {
+    rps: w.requests / w.seconds,
+    p50Ms: w.p50Ms,
+    p99Ms: w.p99Ms,
+    maxMs: w.maxMs,
+    requests: w.requests,
+    non2xx: w.non2xx,
+    errors: w.errors,
+    timeouts: w.timeouts,
+    serverCpu: serverBefore === null || serverAfter === null ? null : (serverAfter - serverBefore) / wall,
+    clientCpu: w.cpuSeconds / wall,
+    machineCpu: machineBefore === null || machineAfter === null ? null : (machineAfter - machineBefore) / wall,
+  };
+}
+
 const plan = JSON.parse(process.argv[2]!) as LoadPlan;
+const full = (url: string, duration: number) =>
+  plan.fullTool === 'wrk'
+    ? runWrkLoad(url, plan.headers, plan.serverPid, { duration, connections: plan.connections, pipelining: plan.pipelining })
+    : run(url, plan.headers, plan.serverPid, { duration, connections: plan.connections, pipelining: plan.pipelining, sampleInt: plan.sampleMs ?? 1000 });
 const result: LoadResult = {};
 for (const route of plan.routes) {
   const url = plan.base + route.path;
   const out: { full?: LoadRun; fixed?: LoadRun } = {};
   const sampleInt = plan.sampleMs ?? 1000;
-  if (plan.warmupS > 0) await run(url, plan.headers, plan.serverPid, { duration: plan.warmupS, connections: plan.connections, pipelining: plan.pipelining, sampleInt });
-  if (plan.fullS > 0) out.full = await run(url, plan.headers, plan.serverPid, { duration: plan.fullS, connections: plan.connections, pipelining: plan.pipelining, sampleInt });
+  if (plan.warmupS > 0) await full(url, plan.warmupS);
+  if (plan.fullS > 0) out.full = await full(url, plan.fullS);
   if (plan.fixedRate > 0) {
     // One untimed second at the fixed rate first: the client's own warm-up at this shape
     // (most responses over 2 ms used to come in the first 300 ms of the run, bare uWS's too).
