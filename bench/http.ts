@@ -98,7 +98,7 @@ const benchmark: Benchmark = {
       const configFile = join(dir, 'config.json');
       writeFileSync(configFile, JSON.stringify(LIFTED));
       const pinned = canPin();
-      log(pinned ? 'servers pinned to CPU 0, autocannon to CPU 1 (taskset)' : 'taskset or a second CPU missing: processes not pinned');
+      log(pinned ? 'servers pinned to CPU 0, the load client to CPU 1 (taskset)' : 'taskset or a second CPU missing: processes not pinned');
 
       const [mdsPort, fastifyPort, ceilingPort] = await Promise.all([freePort(), freePort(), freePort()]);
       if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
