@@ -14,11 +14,13 @@ import { runWrk, type WrkOptions } from './wrk.ts';
  * event: process.hrtime from request written to response parsed, in ms as a float)
  * is also kept here and the percentiles are taken from those.
  *
- * Full load with `fullTool: 'wrk'`: wrk (C, one thread, on this process's CPU) drives
- * it instead, with the same connections and pipelining (bench/wrk.ts). On
- * one core autocannon tops out near 100k req/s for a 1 KB body and ~20k for a 52 KB
- * one, below what the servers can answer; wrk drove bare uWS to ~420k and ~80k.
- * Fixed-rate runs stay on autocannon (wrk cannot hold a rate).
+ * With `client: 'wrk'`, wrk (C, one thread, on this process's CPU) drives every run
+ * instead (bench/wrk.ts): full load with the same connections and pipelining, fixed
+ * rate on a schedule (bench/wrk-rate.lua). On one core autocannon tops out near 100k
+ * req/s for a 1 KB body and ~20k for a 52 KB one, below what the servers can answer
+ * (wrk drove bare uWS to ~420k and ~80k), and its own JS work per response is in every
+ * latency it reports (p99 ~2 ms at 5,000 req/s of 52 KB bodies from bare uWS, 0.4-0.6 ms
+ * from mds with wrk).
  */
 
 export interface LoadRun {
@@ -57,8 +59,8 @@ export interface LoadPlan {
   fixedConnections: number;
   /** autocannon checks for the end of a run once per sample interval (default 1000 ms): shorter for sub-second smoke runs. */
   sampleMs?: number;
-  /** What drives the full-load (and warm-up) runs: autocannon (default) or wrk (on PATH; see bench/http.ts). */
-  fullTool?: 'autocannon' | 'wrk';
+  /** What drives the runs: autocannon (default) or wrk (on PATH; see bench/http.ts). */
+  client?: 'autocannon' | 'wrk';
 }
 
 export type LoadResult = Record<string, { full?: LoadRun; fixed?: LoadRun }>;
@@ -163,21 +165,24 @@ async function runWrkLoad(url: string, headers: Record<string, string>, serverPi
 
 const plan = JSON.parse(process.argv[2]!) as LoadPlan;
 const full = (url: string, duration: number) =>
-  plan.fullTool === 'wrk'
+  plan.client === 'wrk'
     ? runWrkLoad(url, plan.headers, plan.serverPid, { duration, connections: plan.connections, pipelining: plan.pipelining })
     : run(url, plan.headers, plan.serverPid, { duration, connections: plan.connections, pipelining: plan.pipelining, sampleInt: plan.sampleMs ?? 1000 });
+const fixed = (url: string, duration: number) =>
+  plan.client === 'wrk'
+    ? runWrkLoad(url, plan.headers, plan.serverPid, { duration, connections: plan.fixedConnections, rate: plan.fixedRate })
+    : run(url, plan.headers, plan.serverPid, { duration, connections: plan.fixedConnections, pipelining: 1, overallRate: plan.fixedRate, sampleInt: plan.sampleMs ?? 1000 });
 const result: LoadResult = {};
 for (const route of plan.routes) {
   const url = plan.base + route.path;
   const out: { full?: LoadRun; fixed?: LoadRun } = {};
-  const sampleInt = plan.sampleMs ?? 1000;
   if (plan.warmupS > 0) await full(url, plan.warmupS);
   if (plan.fullS > 0) out.full = await full(url, plan.fullS);
   if (plan.fixedRate > 0) {
     // One untimed second at the fixed rate first: the client's own warm-up at this shape
     // (most responses over 2 ms used to come in the first 300 ms of the run, bare uWS's too).
-    await run(url, plan.headers, plan.serverPid, { duration: 1, connections: plan.fixedConnections, pipelining: 1, overallRate: plan.fixedRate, sampleInt });
-    out.fixed = await run(url, plan.headers, plan.serverPid, { duration: plan.fixedS, connections: plan.fixedConnections, pipelining: 1, overallRate: plan.fixedRate, sampleInt });
+    await fixed(url, 1);
+    out.fixed = await fixed(url, plan.fixedS);
   }
   result[route.name] = out;
 }

@@ -17,7 +17,7 @@ import { newestProfile, profileLines, summarizeProfile } from './profile.ts';
  * ingested into a data directory (bench/http-setup.ts); `mds serve` (the real CLI,
  * limits lifted through config plans, a `scale` key) and the Fastify baseline
  * (bench/baselines/fastify-server.ts, on a copy of the directory) run as children
- * pinned to CPU 0; autocannon (bench/http-load.ts) runs pinned to CPU 1. Both servers
+ * pinned to CPU 0; the load client (bench/http-load.ts) runs pinned to CPU 1. Both servers
  * must answer byte-identical bodies before either is loaded. A third server, bare
  * uWebSockets.js sending each route's mds body precomputed
  * (bench/baselines/uws-static.ts), is the ceiling per route: of any Node server on
@@ -26,15 +26,16 @@ import { newestProfile, profileLines, summarizeProfile } from './profile.ts';
  * Load: full load as Fastify's own benchmarks run it (100 connections, pipelining
  * 10), 3 repeats of 5 s per route and server, servers alternated, 2 s of warm-up
  * first; then a fixed 5,000 requests/s (20 connections, no pipelining, 10 s) for
- * latency when not saturated. Latency is autocannon's per-response time (request
- * written to response parsed), so it includes the client's own queueing.
+ * latency when not saturated. Latency is the client's per-response time (request
+ * written to response read), so it includes the client's own queueing.
  *
- * Full load is driven by wrk when it is on PATH (Debian's package `wrk`; optional,
- * not an npm dependency), else by autocannon. On one core autocannon itself is the
- * limit near 100k req/s on a 1 KB body and 20k on a 52 KB one, where bare uWS can
- * answer ~420k and ~80k: with autocannon the full-load figures measure the client.
- * The smoke run in `npm test` always uses autocannon. MDS_BENCH_HTTP_CLIENT=autocannon
- * forces autocannon for a comparison with older results.
+ * The load is driven by wrk when it is on PATH (Debian's package `wrk`; optional, not
+ * an npm dependency), else by autocannon. On one core autocannon itself is the limit
+ * near 100k req/s on a 1 KB body and 20k on a 52 KB one, where bare uWS can answer
+ * ~420k and ~80k, and its JS work per response is in every latency it times: with
+ * autocannon the figures measure the client. The smoke run in `npm test` always uses
+ * autocannon. MDS_BENCH_HTTP_CLIENT=autocannon forces it for a comparison with older
+ * results.
  *
  * Estimate: bare uWS with a cached body ~200k req/s on this core; mds adds routing,
  * key check (sha256 + an LMDB read ~3 µs), zod on params, limits and either a cached
@@ -155,8 +156,8 @@ const benchmark: Benchmark = {
       }
       const setupSeconds = (Date.now() - startedAt) / 1000;
 
-      const fullTool = !smoke && wrkAvailable() ? 'wrk' : 'autocannon';
-      log(`full load driven by ${fullTool}${fullTool === 'autocannon' && !smoke ? ' (wrk not on PATH: above ~100k req/s the figures are the client\'s limit)' : ''}; fixed-rate latency by autocannon`);
+      const client = !smoke && wrkAvailable() ? 'wrk' : 'autocannon';
+      log(`load driven by ${client}${client === 'autocannon' && !smoke ? ' (wrk not on PATH: above ~100k req/s, and in every latency, the figures are the client\'s)' : ''}`);
       const repeats = smoke ? 1 : 3;
       const plan = (base: string, serverPid: number | undefined, list: RouteSpec[], r: number): LoadPlan => ({
         base,
@@ -172,7 +173,7 @@ const benchmark: Benchmark = {
         fixedS: smoke ? 0.25 : 10,
         fixedConnections: smoke ? 5 : 20,
         sampleMs: smoke ? 50 : 1000,
-        fullTool,
+        client,
       });
       const runs: Record<'mds' | 'fastify' | 'ceiling', LoadResult[]> = { mds: [], fastify: [], ceiling: [] };
       for (let r = 0; r < repeats; r++) {
@@ -214,7 +215,7 @@ const benchmark: Benchmark = {
         figures[`${route.name}_rps`] = rps;
         if (ceilingRps) figures[`${route.name}_ceiling_rps`] = ceilingRps;
         // wrk times a connection's pipelined batch, not each response: not a latency to file.
-        if (fullTool === 'autocannon') {
+        if (client === 'autocannon') {
           figures[`${route.name}_p50_ms`] = p50;
           figures[`${route.name}_p99_ms`] = p99;
         }
@@ -233,7 +234,7 @@ const benchmark: Benchmark = {
         log(
           `${route.label}: mds ${fmt(rps.value)} req/s (${m.map((x) => fmt(x.rps)).join(', ')}) vs Fastify ${fmt(rps.baseline!.value)} (${f.map((x) => fmt(x.rps)).join(', ')}): ${rps.ratio}x; ` +
             (ceilingRps ? `bare-uWS ceiling ${fmt(ceilingRps.value)}; ` : '') +
-            (fullTool === 'autocannon' ? `p50/p99 at full load ${p50.value}/${p99.value} ms vs ${p50.baseline!.value}/${p99.baseline!.value} ms` : 'full-load latency not timed (wrk)') +
+            (client === 'autocannon' ? `p50/p99 at full load ${p50.value}/${p99.value} ms vs ${p50.baseline!.value}/${p99.baseline!.value} ms` : 'full-load latency not timed (wrk)') +
             (mFixed[0] && fFixed[0] ? `; at ${fmt(fixedRate)} req/s p99 ${mFixed[0].p99Ms.toFixed(3)} ms vs ${fFixed[0].p99Ms.toFixed(3)} ms` : '') +
             (ceilingFixed ? ` (bare uWS ${ceilingFixed.p99Ms.toFixed(3)} ms)` : ''),
         );
@@ -251,8 +252,8 @@ const benchmark: Benchmark = {
         }
       }
       figures.fixed_rate = { value: smoke ? 500 : FIXED_RATE, unit: 'req/s' };
-      // 1: wrk drove the full-load runs; 0: autocannon (see the header comment).
-      figures.full_load_by_wrk = { value: fullTool === 'wrk' ? 1 : 0, unit: 'bool' };
+      // 1: wrk drove the runs; 0: autocannon (see the header comment).
+      figures.load_by_wrk = { value: client === 'wrk' ? 1 : 0, unit: 'bool' };
 
       await Promise.all(children.map((child) => stopChild(child)));
       if (cpuProfDir) {

@@ -2,24 +2,22 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * wrk (https://github.com/wg/wrk; Debian's package `wrk`, optional) as the full-load
- * generator of bench/http.ts: one thread, `connections` connections, each writing
- * `pipelining` requests at once (bench/wrk-pipeline.lua), and its report read back.
+ * wrk (https://github.com/wg/wrk; Debian's package `wrk`, optional) as the load
+ * generator of bench/http.ts: one thread, `connections` connections, and its report
+ * read back. Full load: each connection writes `pipelining` requests at once
+ * (bench/wrk-pipeline.lua). Fixed rate: the thread sends `rate` requests/s in all, one
+ * at a time per connection, on a schedule (bench/wrk-rate.lua).
  */
 
-export interface WrkOptions {
-  duration: number;
-  connections: number;
-  pipelining: number;
-}
+export type WrkOptions = { duration: number; connections: number } & ({ pipelining: number } | { rate: number });
 
 export interface WrkResult {
   requests: number;
   /** The run's length as wrk measured it. */
   seconds: number;
   /**
-   * wrk's latencies: with pipelining, from the write of a connection's batch to each
-   * of its responses, so at full load they are only indicative.
+   * wrk's latencies, from a request's write to its response. With pipelining, of a
+   * connection's batch as a whole (wrk records one per batch): not a per-response time.
    */
   p50Ms: number;
   p99Ms: number;
@@ -32,7 +30,8 @@ export interface WrkResult {
   cpuSeconds: number;
 }
 
-const SCRIPT = fileURLToPath(new URL('./wrk-pipeline.lua', import.meta.url));
+const PIPELINE = fileURLToPath(new URL('./wrk-pipeline.lua', import.meta.url));
+const RATE = fileURLToPath(new URL('./wrk-rate.lua', import.meta.url));
 
 /** A wrk time ("812.00us", "1.21ms", "5.00s", "1.00m") in ms. */
 export function wrkMs(text: string): number {
@@ -75,9 +74,10 @@ export function parseWrk(stdout: string): WrkResult {
 
 /** Runs wrk against `url` (on this process's CPUs) and reads its report. */
 export function runWrk(url: string, headers: Record<string, string>, options: WrkOptions): Promise<WrkResult> {
-  const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency', '-s', SCRIPT];
+  const paced = 'rate' in options;
+  const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, '--latency', '-s', paced ? RATE : PIPELINE];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  args.push(url, '--', String(options.pipelining));
+  args.push(url, '--', String(paced ? options.rate : options.pipelining));
   return new Promise((resolve, reject) => {
     // The arguments reach wrk as bash's positional parameters: nothing to quote.
     execFile('bash', ['-c', 'wrk "$@" && times', 'bash', ...args], { encoding: 'utf8' }, (err, stdout, stderr) => {
