@@ -160,6 +160,28 @@ export function useTempStorage(prefix?: string): TempStorage {
   };
 }
 
+/**
+ * useTempStorage with a repository over each test's store (made on first use in the
+ * test): `temp.repo` and `temp.storage` inside tests and hooks.
+ */
+export function useTempRepo<R>(make: (storage: Storage) => R, prefix?: string): TempStorage & { readonly repo: R } {
+  const temp = useTempStorage(prefix);
+  let made: { storage: Storage; repo: R } | null = null;
+  return {
+    get storage() {
+      return temp.storage;
+    },
+    get dir() {
+      return temp.dir;
+    },
+    get repo() {
+      const storage = temp.storage;
+      if (made?.storage !== storage) made = { storage, repo: make(storage) };
+      return made.repo;
+    },
+  };
+}
+
 /** A config for tests: temp data dir, event clock, no source, quiet. */
 export function testConfig(data: string, overrides: Partial<ConfigInput> = {}): Config {
   return loadConfig({ flags: { data, source: 'none', clock: 'event', logLevel: 'silent', port: 0, ...overrides } as Record<string, unknown> });

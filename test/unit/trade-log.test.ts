@@ -1,12 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
 import { applyPool, applySwap, curveProgress, initialPool, type PoolState } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades } from '../../engine/market/trades.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
-import type { Storage } from '../../storage/lmdb.ts';
 import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { base58, rng, useTempStorage } from '../helpers/fixtures.ts';
+import { base58, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(4_242);
 const WALLET = base58(r, 44);
@@ -48,19 +47,13 @@ function edgeTrades(): StoredTrade[] {
 }
 
 // All tests but two (spread over every describe) read or write LMDB: one store per test, file-wide.
-const temp = useTempStorage();
-let storage: Storage;
-let repo: TradesRepo;
-beforeEach(() => {
-  storage = temp.storage;
-  repo = new TradesRepo(storage);
-});
+const temp = useTempRepo((storage) => new TradesRepo(storage));
 
 describe('TradeLog encoding', () => {
   it('decodes through the trades database (msgpackr) to the trades encoded, edge values included', async () => {
     const input = edgeTrades();
-    await repo.write('P', logOf(input), null, 10_000);
-    const stored = storage.trades.get(['P', ...(input[0]!.slice(0, 4) as TradeKey)]) as StoredTrade[];
+    await temp.repo.write('P', logOf(input), null, 10_000);
+    const stored = temp.storage.trades.get(['P', ...(input[0]!.slice(0, 4) as TradeKey)]) as StoredTrade[];
     expect(stored).toHaveLength(input.length);
     for (let i = 0; i < input.length; i++) {
       expect(stored[i]).toEqual(input[i]);
@@ -72,16 +65,16 @@ describe('TradeLog encoding', () => {
 
   it('writes the bytes msgpackr writes for the same trades (but for -0, which msgpackr turns into 0)', async () => {
     const input = edgeTrades().filter((t) => !t.some((v) => Object.is(v, -0)));
-    await storage.trades.put(['old'], input);
-    await repo.write('new', logOf(input), null, 10_000);
-    const theirs = storage.trades.getBinary(['old'])!;
-    const ours = storage.trades.getBinary(['new', ...(input[0]!.slice(0, 4) as TradeKey)])!;
+    await temp.storage.trades.put(['old'], input);
+    await temp.repo.write('new', logOf(input), null, 10_000);
+    const theirs = temp.storage.trades.getBinary(['old'])!;
+    const ours = temp.storage.trades.getBinary(['new', ...(input[0]!.slice(0, 4) as TradeKey)])!;
     expect(Buffer.compare(Buffer.from(ours), Buffer.from(theirs))).toBe(0);
   });
 
   it('writes a lone surrogate (not valid Unicode) as U+FFFD, as Buffer does', async () => {
-    await repo.write('P', logOf([trade(1, 1, 0, 0, { 5: 'a\ud800b' })]), null);
-    expect((storage.trades.get(['P', 1, 1, 0, 0]) as StoredTrade[])[0]![5]).toBe('a\ufffdb');
+    await temp.repo.write('P', logOf([trade(1, 1, 0, 0, { 5: 'a\ud800b' })]), null);
+    expect((temp.storage.trades.get(['P', 1, 1, 0, 0]) as StoredTrade[])[0]![5]).toBe('a\ufffdb');
   });
 
   it('rejects a trade it cannot encode and stays as it was', () => {
@@ -117,39 +110,39 @@ describe('TradeLog order', () => {
     for (let i = 0; i < log.length; i++) expect(log.keyAt(i)).toEqual(reference[i]!.slice(0, 4));
     // Its bytes, written and snapshotted, follow the same order across chunks.
     expect([...TradeLog.fromSnapshot(log.toSnapshot())]).toEqual(reference);
-    await repo.write('R', log, null, 300);
-    expect([...repo.read('R', { order: 'asc', minAt: -1, maxAt: Infinity })]).toEqual(reference);
+    await temp.repo.write('R', log, null, 300);
+    expect([...temp.repo.read('R', { order: 'asc', minAt: -1, maxAt: Infinity })]).toEqual(reference);
   });
 });
 
 describe('TradesRepo.write with a TradeLog', () => {
   it("splits blocks at blockMax, keyed by each block's first trade", async () => {
     const input = Array.from({ length: 1_200 }, (_, i) => trade(10_000 + i));
-    await repo.write('P', logOf(input), null);
-    const keys = [...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })];
+    await temp.repo.write('P', logOf(input), null);
+    const keys = [...temp.storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })];
     expect(keys).toEqual([['P', 10_000, 1, 0, 0], ['P', 10_512, 1, 0, 0], ['P', 11_024, 1, 0, 0]]);
-    expect((storage.trades.get(keys[2] as never) as StoredTrade[]).length).toBe(176);
-    expect([...repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input);
-    expect([...repo.read('P', { order: 'desc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice().reverse());
+    expect((temp.storage.trades.get(keys[2] as never) as StoredTrade[]).length).toBe(176);
+    expect([...temp.repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input);
+    expect([...temp.repo.read('P', { order: 'desc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice().reverse());
     // Small blocks (fixarray header) and one past 65,535 trades (array32 header).
-    await repo.write('S', logOf(input.slice(0, 12)), null, 5);
-    expect([...storage.trades.getKeys({ start: ['S'], end: ['S\u0000'] })]).toHaveLength(3);
-    expect([...repo.read('S', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice(0, 12));
+    await temp.repo.write('S', logOf(input.slice(0, 12)), null, 5);
+    expect([...temp.storage.trades.getKeys({ start: ['S'], end: ['S\u0000'] })]).toHaveLength(3);
+    expect([...temp.repo.read('S', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(input.slice(0, 12));
     const many = Array.from({ length: 70_000 }, (_, i) => [i, 0, 0, 0, 0, 'w', i, 0, 0, null, 0, 't'] as StoredTrade);
-    await repo.write('L', logOf(many), null, 100_000);
-    expect(storage.trades.get(['L', 0, 0, 0, 0]) as StoredTrade[]).toEqual(many);
-    expect(() => repo.write('P', logOf(input), null, 0)).toThrow(RangeError);
+    await temp.repo.write('L', logOf(many), null, 100_000);
+    expect(temp.storage.trades.get(['L', 0, 0, 0, 0]) as StoredTrade[]).toEqual(many);
+    expect(() => temp.repo.write('P', logOf(input), null, 0)).toThrow(RangeError);
   });
 
   it('merges every late trade of one write into the block that covers it, old-format blocks included', async () => {
     // A block as the code before TradeLog wrote it: msgpackr's own encoding.
-    await storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20), trade(30)]);
-    await repo.write('P', logOf([trade(40), trade(50)]), [30, 1, 0, 0]);
+    await temp.storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20), trade(30)]);
+    await temp.repo.write('P', logOf([trade(40), trade(50)]), [30, 1, 0, 0]);
     const late = logOf([trade(5), trade(7), trade(15), trade(25), trade(45), trade(60)]);
-    await repo.write('P', late, [50, 1, 0, 0]);
-    const ats = [...repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })].map((t) => t[0]);
+    await temp.repo.write('P', late, [50, 1, 0, 0]);
+    const ats = [...temp.repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })].map((t) => t[0]);
     expect(ats).toEqual([5, 7, 10, 15, 20, 25, 30, 40, 45, 50, 60]);
-    expect([...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([
+    expect([...temp.storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([
       ['P', 5, 1, 0, 0],
       ['P', 10, 1, 0, 0],
       ['P', 40, 1, 0, 0],
@@ -159,15 +152,15 @@ describe('TradesRepo.write with a TradeLog', () => {
 });
 
 describe('pool snapshot and checkpoint', () => {
-  const behavior = () => createPoolBehavior({ trades: repo, candles: new CandlesRepo(storage) });
+  const behavior = () => createPoolBehavior({ trades: temp.repo, candles: new CandlesRepo(temp.storage) });
   const through = async (data: unknown) => {
-    await storage.snapshots.put('pool:P', { seq: 1, state: data });
-    return (storage.snapshots.get('pool:P') as { state: unknown }).state;
+    await temp.storage.snapshots.put('pool:P', { seq: 1, state: data });
+    return (temp.storage.snapshots.get('pool:P') as { state: unknown }).state;
   };
 
   it('round-trips the unsaved trades as one binary field, and reads an old snapshot holding an array', async () => {
     const b = behavior();
-    const state = initialPool('P', new CandlesRepo(storage));
+    const state = initialPool('P', new CandlesRepo(temp.storage));
     const input = edgeTrades().slice(0, 60);
     for (const t of input.slice().reverse()) state.unsaved.insert(t);
     const snap = b.toSnapshot!(state) as Record<string, unknown>;
@@ -221,18 +214,18 @@ describe('pool snapshot and checkpoint', () => {
 
   it('beforeSnapshot writes the log, keeps it readable until its commit, and moves persisted_up_to', async () => {
     const b = behavior();
-    const state = initialPool('P', new CandlesRepo(storage));
+    const state = initialPool('P', new CandlesRepo(temp.storage));
     for (let i = 0; i < 40; i++) state.unsaved.insert(trade(1_000 + i));
     const window = { order: 'asc' as const, minAt: 0, maxAt: Infinity };
-    const list = () => [...poolTrades(repo, 'P', state, window)].map((t) => t[0]);
+    const list = () => [...poolTrades(temp.repo, 'P', state, window)].map((t) => t[0]);
     b.beforeSnapshot!(state, 'P');
     expect(state.unsaved.length).toBe(0);
     expect(state.writing?.length).toBe(40);
     expect(state.persisted_up_to).toEqual([1_039, 1, 0, 0]);
     // Not committed yet: only memory has them.
-    expect([...repo.read('P', window)]).toEqual([]);
+    expect([...temp.repo.read('P', window)]).toEqual([]);
     expect(list()).toHaveLength(40);
-    await storage.trades.committed;
+    await temp.storage.trades.committed;
     await new Promise((resolve) => setImmediate(resolve));
     expect(state.writing).toBeNull();
     expect(list()).toHaveLength(40);
@@ -243,7 +236,7 @@ describe('pool snapshot and checkpoint', () => {
     b.beforeSnapshot!(state, 'P');
     expect(state.persisted_up_to).toEqual([2_000, 1, 0, 0]);
     const during = list();
-    await storage.trades.committed;
+    await temp.storage.trades.committed;
     expect(list()).toEqual(during);
     expect(during).toHaveLength(42);
     expect(new Set(during).size).toBe(42);
@@ -255,13 +248,13 @@ describe('pool snapshot and checkpoint', () => {
   it('poolTrades filters the in-memory logs by window and position, in both orders, once each', async () => {
     const state = initialPool('P');
     const all = Array.from({ length: 30 }, (_, i) => trade(100 + i * 10));
-    await repo.write('P', logOf(all.slice(0, 10)), null);
+    await temp.repo.write('P', logOf(all.slice(0, 10)), null);
     state.persisted_up_to = [190, 1, 0, 0];
     // One written log in flight that also committed (listed twice), and unsaved ones.
     const inFlight = logOf(all.slice(5, 20));
     state.writing = inFlight;
     for (const t of all.slice(20)) state.unsaved.insert(t);
-    const ats = (w: Parameters<typeof poolTrades>[3]) => [...poolTrades(repo, 'P', state, w)].map((t) => t[0]);
+    const ats = (w: Parameters<typeof poolTrades>[3]) => [...poolTrades(temp.repo, 'P', state, w)].map((t) => t[0]);
     expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity })).toEqual(all.map((t) => t[0]));
     expect(ats({ order: 'desc', minAt: 150, maxAt: 250 })).toEqual(all.map((t) => t[0]).filter((at) => at >= 150 && at <= 250).reverse());
     expect(ats({ order: 'asc', minAt: 0, maxAt: Infinity, after: [195, 0, 0, 0] })).toEqual(all.map((t) => t[0]).filter((at) => at >= 200));
@@ -271,13 +264,13 @@ describe('pool snapshot and checkpoint', () => {
 
 describe('one trades write per pool at a time', () => {
   it('a snapshot while a write is in flight writes no trades, keeps them in the snapshot, and no blocks overlap', async () => {
-    const b = createPoolBehavior({ trades: repo, candles: new CandlesRepo(storage) });
-    const state = initialPool('P', new CandlesRepo(storage));
+    const b = createPoolBehavior({ trades: temp.repo, candles: new CandlesRepo(temp.storage) });
+    const state = initialPool('P', new CandlesRepo(temp.storage));
     const window = { order: 'asc' as const, minAt: 0, maxAt: Infinity };
     const positions = (list: Iterable<StoredTrade>) => [...list].map((t) => `${t[0]}:${t[1]}`);
-    const listed = () => positions(poolTrades(repo, 'P', state, window));
+    const listed = () => positions(poolTrades(temp.repo, 'P', state, window));
     const settled = async () => {
-      await storage.trades.committed;
+      await temp.storage.trades.committed;
       await new Promise((resolve) => setImmediate(resolve));
     };
     for (let i = 0; i < 40; i++) state.unsaved.insert(trade(1_000 + i));
@@ -295,8 +288,8 @@ describe('one trades write per pool at a time', () => {
     expect(listed()).toEqual(expected);
     // The snapshot taken with it holds them: nothing is lost if the process stops here.
     const snap = b.toSnapshot!(state);
-    await storage.snapshots.put('pool:P', { seq: 1, state: snap });
-    const back = b.fromSnapshot!((storage.snapshots.get('pool:P') as { state: unknown }).state) as PoolState;
+    await temp.storage.snapshots.put('pool:P', { seq: 1, state: snap });
+    const back = b.fromSnapshot!((temp.storage.snapshots.get('pool:P') as { state: unknown }).state) as PoolState;
     expect([...back.unsaved]).toEqual([trade(1_020, 2), trade(1_050)]);
     expect(back.persisted_up_to).toEqual([1_039, 1, 0, 0]);
     await settled();
@@ -310,9 +303,9 @@ describe('one trades write per pool at a time', () => {
     expect(listed()).toEqual(expected);
     await settled();
     expect(state.writing).toBeNull();
-    expect(positions(repo.read('P', window))).toEqual(expected);
+    expect(positions(temp.repo.read('P', window))).toEqual(expected);
     expect(listed()).toEqual(expected);
-    expect([...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([['P', 1_000, 1, 0, 0], ['P', 1_050, 1, 0, 0]]);
+    expect([...temp.storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })]).toEqual([['P', 1_000, 1, 0, 0], ['P', 1_050, 1, 0, 0]]);
   });
 });
 

@@ -1,11 +1,10 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { initialPool } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades, take } from '../../engine/market/trades.ts';
-import type { Storage } from '../../storage/lmdb.ts';
 import { TradeBlock, windowed, type TradeRows, type TradeSpan } from '../../storage/trade-codec.ts';
 import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { base58, rng, useTempStorage } from '../helpers/fixtures.ts';
+import { base58, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(9_001);
 const WALLET = base58(r, 44);
@@ -19,28 +18,22 @@ const logOf = (trades: StoredTrade[]) => {
 };
 const ats = (list: Iterable<StoredTrade>) => [...list].map((t) => t[0]);
 
-const temp = useTempStorage();
-let storage: Storage;
-let repo: TradesRepo;
-beforeEach(() => {
-  storage = temp.storage;
-  repo = new TradesRepo(storage);
-});
+const temp = useTempRepo((storage) => new TradesRepo(storage));
 
 describe('TradesRepo.read window edges with a cursor', () => {
   it('applies the near edge of the window after the cursor (asc: minAt, desc: maxAt)', async () => {
-    await repo.write('P', logOf([100, 200, 300, 400, 500].map((at) => trade(at))), null);
+    await temp.repo.write('P', logOf([100, 200, 300, 400, 500].map((at) => trade(at))), null);
     // Ascending paging without start_time: the cursor is older than minAt (now - 24h moved on).
-    expect(ats(repo.read('P', { order: 'asc', minAt: 300, maxAt: 1_000, after: [100, 1, 0, 0] }))).toEqual([300, 400, 500]);
-    expect(ats(repo.read('P', { order: 'desc', minAt: 0, maxAt: 300, after: [500, 1, 0, 0] }))).toEqual([300, 200, 100]);
+    expect(ats(temp.repo.read('P', { order: 'asc', minAt: 300, maxAt: 1_000, after: [100, 1, 0, 0] }))).toEqual([300, 400, 500]);
+    expect(ats(temp.repo.read('P', { order: 'desc', minAt: 0, maxAt: 300, after: [500, 1, 0, 0] }))).toEqual([300, 200, 100]);
     // The cursor inside the window still decides where the page starts.
-    expect(ats(repo.read('P', { order: 'asc', minAt: 300, maxAt: 1_000, after: [400, 1, 0, 0] }))).toEqual([500]);
-    expect(ats(repo.read('P', { order: 'desc', minAt: 0, maxAt: 300, after: [200, 1, 0, 0] }))).toEqual([100]);
+    expect(ats(temp.repo.read('P', { order: 'asc', minAt: 300, maxAt: 1_000, after: [400, 1, 0, 0] }))).toEqual([500]);
+    expect(ats(temp.repo.read('P', { order: 'desc', minAt: 0, maxAt: 300, after: [200, 1, 0, 0] }))).toEqual([100]);
   });
 
   it('applies both edges and the cursor across many small blocks', async () => {
     const all = Array.from({ length: 100 }, (_, i) => trade(1_000 + 10 * i));
-    await repo.write('P', logOf(all), null, 7);
+    await temp.repo.write('P', logOf(all), null, 7);
     const expected = (order: 'asc' | 'desc', minAt: number, maxAt: number, after: number) => {
       const list = all.map((t) => t[0]).filter((at) => at >= minAt && at <= maxAt && (order === 'asc' ? at > after : at < after));
       return order === 'asc' ? list : list.reverse();
@@ -53,7 +46,7 @@ describe('TradesRepo.read window edges with a cursor', () => {
       [0, 5_000, 1_000],
     ] as const) {
       for (const order of ['asc', 'desc'] as const) {
-        const got = ats(repo.read('P', { order, minAt, maxAt, after: [after, 1, 0, 0] }));
+        const got = ats(temp.repo.read('P', { order, minAt, maxAt, after: [after, 1, 0, 0] }));
         expect(got, `${order} [${minAt}, ${maxAt}] after ${after}`).toEqual(expected(order, minAt, maxAt, after));
       }
     }
@@ -104,8 +97,8 @@ describe('windowed', () => {
   it('takes the same trades as a filter over every trade, from a TradeLog and a TradeBlock, in both orders', async () => {
     const all = sortedTrades(5, 400);
     const log = logOf(all);
-    await repo.write('B', log, null, 10_000);
-    const block = new TradeBlock(storage.tradeBlocks.get(['B', ...(all[0]!.slice(0, 4) as TradeKey)])!);
+    await temp.repo.write('B', log, null, 10_000);
+    const block = new TradeBlock(temp.storage.tradeBlocks.get(['B', ...(all[0]!.slice(0, 4) as TradeKey)])!);
     expect(block.length).toBe(400);
     const random = rng(6);
     const first = all[0]![0];
@@ -160,12 +153,12 @@ describe('poolTrades', () => {
   it('merges stored, unsaved and writing trades lazily: a page decodes about what it returns', async () => {
     const state = initialPool('P');
     const all = Array.from({ length: 3_000 }, (_, i) => trade(10_000 + i));
-    await repo.write('P', logOf(all.slice(0, 1_000)), null);
+    await temp.repo.write('P', logOf(all.slice(0, 1_000)), null);
     state.persisted_up_to = [10_999, 1, 0, 0];
     state.writing = logOf(all.slice(900, 2_000)); // committed meanwhile for its first 100: listed twice
     state.unsaved = logOf(all.slice(2_000));
     const decodes = { writing: vi.spyOn(state.writing, 'decode'), unsaved: vi.spyOn(state.unsaved, 'decode') };
-    const page = (w: Parameters<typeof poolTrades>[3], limit: number) => take(poolTrades(repo, 'P', state, w), limit);
+    const page = (w: Parameters<typeof poolTrades>[3], limit: number) => take(poolTrades(temp.repo, 'P', state, w), limit);
     // Newest first: the unsaved log alone, 50 (and the one that tells there are more).
     const newest = page({ order: 'desc', minAt: 0, maxAt: Infinity }, 50);
     expect(newest.items.map((t) => t[0])).toEqual(all.slice(-50).reverse().map((t) => t[0]));
@@ -183,53 +176,53 @@ describe('poolTrades', () => {
     expect(decodes.unsaved.mock.calls.length).toBeGreaterThanOrEqual(961);
     // An unknown pool's state: the stored trades alone.
     expect(page({ order: 'asc', minAt: 10_995, maxAt: 11_002 }, 100).items.map((t) => t[0])).toEqual([10_995, 10_996, 10_997, 10_998, 10_999, 11_000, 11_001, 11_002]);
-    expect(take(poolTrades(repo, 'P', undefined, { order: 'desc', minAt: 0, maxAt: Infinity }), 3).items.map((t) => t[0])).toEqual([10_999, 10_998, 10_997]);
+    expect(take(poolTrades(temp.repo, 'P', undefined, { order: 'desc', minAt: 0, maxAt: Infinity }), 3).items.map((t) => t[0])).toEqual([10_999, 10_998, 10_997]);
   });
 });
 
 describe('TradesRepo.prune', () => {
   it('removes blocks ending before the cutoff by key, reading only the last block that starts before it', async () => {
-    await repo.write('P', logOf(Array.from({ length: 20 }, (_, i) => trade(100 + 10 * i))), null, 5); // blocks at 100, 150, 200, 250
+    await temp.repo.write('P', logOf(Array.from({ length: 20 }, (_, i) => trade(100 + 10 * i))), null, 5); // blocks at 100, 150, 200, 250
     // A block as msgpackr wrote it before TradeLog, and one that is not a trade block at all:
     // neither is the last block before the cutoff, so neither is read.
-    await storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20)]);
-    await storage.tradeBlocks.put(['P', 50, 1, 0, 0], Buffer.of(0xc1));
-    await storage.trades.put(['Q', 10, 1, 0, 0], [trade(10)]);
-    const get = vi.spyOn(storage.tradeBlocks, 'get');
+    await temp.storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20)]);
+    await temp.storage.tradeBlocks.put(['P', 50, 1, 0, 0], Buffer.of(0xc1));
+    await temp.storage.trades.put(['Q', 10, 1, 0, 0], [trade(10)]);
+    const get = vi.spyOn(temp.storage.tradeBlocks, 'get');
     // The block at 200 holds 200..240: it straddles 230 and stays.
-    expect(repo.prune('P', 230)).toBe(4);
+    expect(temp.repo.prune('P', 230)).toBe(4);
     expect(get).toHaveBeenCalledTimes(1);
-    await storage.meta.put('sync', 1);
-    const keys = () => [...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })].map((k) => (k as unknown[])[1]);
+    await temp.storage.meta.put('sync', 1);
+    const keys = () => [...temp.storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })].map((k) => (k as unknown[])[1]);
     expect(keys()).toEqual([200, 250]);
-    expect(ats(repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity }))).toEqual(Array.from({ length: 10 }, (_, i) => 200 + 10 * i));
+    expect(ats(temp.repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity }))).toEqual(Array.from({ length: 10 }, (_, i) => 200 + 10 * i));
     // Its last trade is 240: a cutoff after it removes it too; one at 200 removes nothing.
-    expect(repo.prune('P', 200)).toBe(0);
-    expect(repo.prune('P', 241)).toBe(1);
-    await storage.meta.put('sync', 2);
+    expect(temp.repo.prune('P', 200)).toBe(0);
+    expect(temp.repo.prune('P', 241)).toBe(1);
+    await temp.storage.meta.put('sync', 2);
     expect(keys()).toEqual([250]);
     // An old-format block, last before the cutoff, is read as bytes the same; other pools are untouched.
-    await storage.trades.put(['P', 1, 1, 0, 0], [trade(1), trade(2)]);
-    expect(repo.prune('P', 2)).toBe(0);
-    expect(repo.prune('P', 3)).toBe(1);
-    expect(repo.prune('R', 1e9)).toBe(0);
-    await storage.meta.put('sync', 3);
+    await temp.storage.trades.put(['P', 1, 1, 0, 0], [trade(1), trade(2)]);
+    expect(temp.repo.prune('P', 2)).toBe(0);
+    expect(temp.repo.prune('P', 3)).toBe(1);
+    expect(temp.repo.prune('R', 1e9)).toBe(0);
+    await temp.storage.meta.put('sync', 3);
     expect(keys()).toEqual([250]);
-    expect([...storage.trades.getKeys({ start: ['Q'], end: ['Q\u0000'] })]).toHaveLength(1);
+    expect([...temp.storage.trades.getKeys({ start: ['Q'], end: ['Q\u0000'] })]).toHaveLength(1);
   });
 });
 
 describe('TradesRepo late merges', () => {
   it('reads each covering block once for a run of late trades, and merges them all', async () => {
-    await repo.write('P', logOf(Array.from({ length: 20 }, (_, i) => trade(100 + 10 * i))), null, 5); // blocks at 100, 150, 200, 250
-    const get = vi.spyOn(storage.trades, 'get');
+    await temp.repo.write('P', logOf(Array.from({ length: 20 }, (_, i) => trade(100 + 10 * i))), null, 5); // blocks at 100, 150, 200, 250
+    const get = vi.spyOn(temp.storage.trades, 'get');
     const late = [50, 60, 105, 111, 112, 113, 145, 201, 202, 203, 204, 290, 295].map((at) => trade(at, 2));
-    await repo.write('P', logOf([...late, trade(400)]), [300, 1, 0, 0]);
+    await temp.repo.write('P', logOf([...late, trade(400)]), [300, 1, 0, 0]);
     // 50 and 60 go to a new block in front; the others to the blocks at 100, 200 and 250.
     expect(get).toHaveBeenCalledTimes(3);
-    const keys = [...storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })].map((k) => (k as unknown[])[1]);
+    const keys = [...temp.storage.trades.getKeys({ start: ['P'], end: ['P\u0000'] })].map((k) => (k as unknown[])[1]);
     expect(keys).toEqual([50, 100, 150, 200, 250, 400]);
     const expected = [...Array.from({ length: 20 }, (_, i) => trade(100 + 10 * i)), ...late, trade(400)].sort(compareKey);
-    expect([...repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(expected);
+    expect([...temp.repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(expected);
   });
 });
