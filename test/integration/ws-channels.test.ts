@@ -4,7 +4,7 @@ import { base58, rng } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
 /**
- * A channel's bookkeeping as it gains and loses connections (transport/ws/hub.ts): a
+ * A channel's bookkeeping as it gains and loses connections (transport/ws/channel.ts, hub.ts): a
  * channel holds its only connection inline and has maps only while two or more are on
  * it. Frames reach exactly the connections on the channel when they are published,
  * each account is counted frames × its connections on it, references of overlapping
