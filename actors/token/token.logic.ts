@@ -124,12 +124,20 @@ export function supplyOf(state: TokenState | undefined): number | null {
 export function metadataRecord(state: TokenState) {
   const f = state.fields;
   return {
+    ...tokenName(state),
+    description: (f.description as string | null | undefined) ?? null,
+    socials: (f.socials as Record<string, string> | null | undefined) ?? {},
+  };
+}
+
+/** The token as lists name it: address, symbol, name and image (metadataRecord's first four). */
+export function tokenName(state: TokenState) {
+  const f = state.fields;
+  return {
     token_address: state.token_address,
     symbol: (f.symbol as string | null | undefined) ?? null,
     name: (f.name as string | null | undefined) ?? null,
     image_url: (f.image_url as string | null | undefined) ?? null,
-    description: (f.description as string | null | undefined) ?? null,
-    socials: (f.socials as Record<string, string> | null | undefined) ?? {},
   };
 }
 

@@ -13,7 +13,7 @@ import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, merge, poolTrades, take, type TradeWindow } from './trades.ts';
-import { poolObject, snapshotOf, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
+import { poolObject, snapshotOf, tokenName, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
 
 export interface TradeListOptions {
   startTime?: number;
@@ -145,6 +145,45 @@ export class MarketQuery {
       windowed: p.windowed,
       heat: p.heat,
       replaced_by_pool_address: p.info.replaced_by_pool_address,
+    };
+  }
+
+  /**
+   * A GET /pools list item: the pool object's fields, the token's name fields, the
+   * snapshot, all-time volumes and trade count, as `pool()` has them. Built from the
+   * pool's state alone: a list of 100 used to build each whole `pool()` view (windows,
+   * heat, totals, the full token object) and keep a few fields, ~30 µs a pool.
+   */
+  poolListItem(address: string) {
+    const s = this.poolState(address);
+    if (!s) return null;
+    const info = s.info!;
+    const base = this.hosts.tokens.get(info.base_address) as TokenState | undefined;
+    const t = s.totals;
+    return {
+      ...poolObject(s),
+      token: base ? tokenName(base) : null,
+      snapshot: snapshotOf(s, this.quoteUsd(info.quote_address)),
+      volume_quote: t.volume_quote,
+      volume_usd: t.volume_usd,
+      trade_count: t.trade_count,
+      replaced_by_pool_address: info.replaced_by_pool_address,
+    };
+  }
+
+  /**
+   * What a search item (SERVICE.md 2.2) reads of its token's main pool: the snapshot,
+   * the pool's all-time totals and trader count as `totalsOf` passes them on, and the
+   * windowed metrics only when a window is asked for (no heat, holders or supply).
+   */
+  poolSearchParts(address: string, withWindows: boolean) {
+    const s = this.poolState(address);
+    if (!s) return null;
+    return {
+      snapshot: snapshotOf(s, this.quoteUsd(s.info!.quote_address)),
+      totals: s.totals,
+      traderCount: s.distinct.traders.count,
+      windowed: withWindows ? s.windows.read(this.clock.now()) : null,
     };
   }
 

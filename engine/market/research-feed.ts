@@ -331,15 +331,15 @@ export class ResearchFeed {
     const { hosts, market } = this.deps;
     const state = hosts.tokens.get(token) as TokenState | undefined;
     const main = state ? market.tokenPools(token)[0] : undefined;
-    const metrics = main ? market.poolMetrics(main.pool_address) : null;
-    if (!state || !main || !metrics) return null;
+    // Only what the item shows: a whole poolMetrics view also computed heat, holders and supply.
+    const parts = main ? market.poolSearchParts(main.pool_address, window !== undefined) : null;
+    if (!state || !main || !parts) return null;
     const info = main.info!;
-    const { snapshot, totals } = metrics;
-    const windowed = metrics.windowed;
+    const { snapshot, totals, windowed } = parts;
     let volume: [number, number | null] = [totals.volume_quote, totals.volume_usd];
     let counts = [totals.buy_count, totals.sell_count];
-    if (window !== undefined) {
-      const i = windowed.t.indexOf(window);
+    if (windowed) {
+      const i = windowed.t.indexOf(window!);
       volume = i < 0 ? [0, 0] : windowed.v[i]!;
       counts = i < 0 ? [0, 0] : [windowed.bc[i]!, windowed.sc[i]!];
     }
@@ -360,7 +360,7 @@ export class ResearchFeed {
       liquidity_usd: snapshot.liquidity_usd ?? 0,
       volume_quote: volume[0],
       volume_usd: volume[1] ?? 0,
-      trader_count: totals.trader_count,
+      trader_count: parts.traderCount,
       buy_count: counts[0]!,
       sell_count: counts[1]!,
       socials: meta.socials,
@@ -374,18 +374,7 @@ export class ResearchFeed {
 
   /** A pool list item: the pool object, its base token's names, snapshot, all-time volume. */
   private poolItem(pool: string) {
-    const o = this.deps.market.pool(pool);
-    if (!o) return null;
-    const t = o.token;
-    return {
-      ...o.pool,
-      token: t ? { token_address: t.token_address, symbol: t.symbol, name: t.name, image_url: t.image_url } : null,
-      snapshot: o.snapshot,
-      volume_quote: o.totals.volume_quote,
-      volume_usd: o.totals.volume_usd,
-      trade_count: o.totals.trade_count,
-      replaced_by_pool_address: o.replaced_by_pool_address,
-    };
+    return this.deps.market.poolListItem(pool);
   }
 }
 

@@ -1,6 +1,6 @@
 import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
+import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
 
 /**
@@ -230,4 +230,4 @@ export function tradeJson(t: StoredTrade, pool: PoolState, token: string, quoteT
   );
 }
 
-export { metadataRecord, tokenObject };
+export { metadataRecord, tokenName, tokenObject };

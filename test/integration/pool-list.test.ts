@@ -86,6 +86,23 @@ describe('GET /v1/pools', () => {
     expect(body.data[2].snapshot.liquidity_quote).toBeCloseTo(5, 9); // the curve's real quote reserve
   });
 
+  it('gives each pool as GET /pools/{pool} has it: the pool, its token\'s name fields, snapshot, all-time volumes, trade count', async () => {
+    const { body } = await get('/v1/pools');
+    expect(body.data).toHaveLength(5);
+    for (const item of body.data) {
+      const { status, body: one } = await get(`/v1/pools/${item.pool_address}`);
+      expect(status).toBe(200);
+      const d = one.data;
+      const token = d.token && { token_address: d.token.token_address, symbol: d.token.symbol, name: d.token.name, image_url: d.token.image_url };
+      const expected = {
+        ...d.pool, token, snapshot: d.snapshot, volume_quote: d.totals.volume_quote, volume_usd: d.totals.volume_usd,
+        trade_count: d.totals.trade_count, replaced_by_pool_address: d.replaced_by_pool_address,
+      };
+      // The same bytes: same values, same key order.
+      expect(JSON.stringify(item)).toBe(JSON.stringify(expected));
+    }
+  });
+
   it('filters by base token, quote asset and pair', async () => {
     expect(await pools(`/v1/pools?base_address=${X}`)).toEqual([P2, P1]);
     expect(await pools(`/v1/pools?base_address=${Y}&order=asc`)).toEqual([P3, P4]);

@@ -102,6 +102,25 @@ describe('GET /v1/tokens/search', () => {
     expect(item.volume_usd).toBeCloseTo(400, 6);
   });
 
+  it("reads each item's figures as GET /pools/{pool} shows its main pool (a USD value not known yet is 0)", async () => {
+    const { body } = await get('/v1/tokens/search?q=pepe');
+    expect(body.data.length).toBeGreaterThan(1);
+    for (const item of body.data) {
+      const { status, body: one } = await get(`/v1/pools/${item.pool_address}`);
+      expect(status).toBe(200);
+      const { snapshot, totals, pool } = one.data;
+      expect(item).toMatchObject({
+        market_cap_quote: snapshot.market_cap_quote, market_cap_usd: snapshot.market_cap_usd ?? 0,
+        ath_market_cap_quote: totals.ath_market_cap_quote, ath_market_cap_usd: totals.ath_market_cap_usd ?? 0,
+        liquidity_quote: snapshot.liquidity_quote, liquidity_usd: snapshot.liquidity_usd ?? 0,
+        volume_quote: totals.volume_quote, volume_usd: totals.volume_usd ?? 0,
+        trader_count: totals.trader_count, buy_count: totals.buy_count, sell_count: totals.sell_count,
+        dex: pool.dex, pool_type: pool.pool_type, created_at: pool.created_at,
+        bonding_curve_progress_pct: pool.pool_type === 'bonding_curve' ? snapshot.bonding_curve_progress_pct : null,
+      });
+    }
+  });
+
   it('counts volume, buys and sells over the window', async () => {
     const one = async (window: string, token: string) => (await get(`/v1/tokens/search?q=${token}&window=${window}`)).body.data[0];
     const expected: Array<[string, string, number, number, number]> = [
