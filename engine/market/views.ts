@@ -88,11 +88,23 @@ export interface TotalsOptions {
   sniperSlots?: number;
 }
 
+/** The change from the launch price, in percent (null without a price or a launch price). */
+const changePct = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
+
+/** A raw amount as a percent of the raw supply (null when either is unknown). */
+const sharePct = (raw: number | null | undefined, supplyRaw: number | null) =>
+  raw === null || raw === undefined || supplyRaw === null || !(supplyRaw > 0) ? null : clamp((100 * raw) / supplyRaw, 100);
+
+function holdsPool(pools: readonly PoolState[], address: string): boolean {
+  for (const p of pools) if (p.pool_address === address) return true;
+  return false;
+}
+
+// No closure per call (tsx gives each one made a defineProperty for its name).
 export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null, options: TotalsOptions = {}) {
   const { pools = [s], now = null, sniperSlots = DEFAULT_SNIPER_SLOTS } = options;
   const t = s.totals;
   const price = spotPrice(s);
-  const change = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
   const f = base?.fields ?? {};
   const supply = supplyOf(base);
   let circulating: number | null = null;
@@ -107,14 +119,12 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
       held += heldByPool(p, supply);
       // A graduated curve's tokens are in the pool it became: without that pool, unknown.
       const next = p.info.replaced_by_pool_address;
-      if (next !== null && !pools.some((q) => q.pool_address === next)) complete = false;
+      if (next !== null && !holdsPool(pools, next)) complete = false;
     }
     circulating = complete ? clamp(supply - held, supply) : null;
   }
   const holders = base ? holderStats(base, sniperSlots) : null;
   const supplyRaw = rawSupplyOf(base);
-  const share = (raw: number | null | undefined) =>
-    raw === null || raw === undefined || supplyRaw === null || !(supplyRaw > 0) ? null : clamp((100 * raw) / supplyRaw, 100);
   return {
     volume_quote: t.volume_quote,
     buy_volume_quote: t.buy_volume_quote,
@@ -132,15 +142,15 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     ath_market_cap_usd: t.ath_market_cap_usd,
     launch_price_quote: t.launch_price_quote,
     launch_price_usd: t.launch_price_usd,
-    price_change_pct_quote: change(t.trade_count ? price : null, t.launch_price_quote),
-    price_change_pct_usd: change(t.trade_count && quoteUsd !== null ? price * quoteUsd : null, t.launch_price_usd),
+    price_change_pct_quote: changePct(t.trade_count ? price : null, t.launch_price_quote),
+    price_change_pct_usd: changePct(t.trade_count && quoteUsd !== null ? price * quoteUsd : null, t.launch_price_usd),
     total_supply: supply,
     circulating_supply: circulating,
     lp_burned_pct: (f.lp_burned_pct as number | null | undefined) ?? null,
-    dev_pct: share(holders?.creatorRaw),
-    sniper_pct: share(holders?.sniperRaw),
-    bundle_pct: share(holders?.bundleRaw),
-    top10_pct: share(holders?.top10Raw),
+    dev_pct: sharePct(holders?.creatorRaw, supplyRaw),
+    sniper_pct: sharePct(holders?.sniperRaw, supplyRaw),
+    bundle_pct: sharePct(holders?.bundleRaw, supplyRaw),
+    top10_pct: sharePct(holders?.top10Raw, supplyRaw),
     bonding_curve_gain_5m_pct: now === null ? null : curveGain5m(s, now),
     first_trade_at: t.first_trade_at,
     holder_count: holders?.holderCount ?? null,
