@@ -84,6 +84,14 @@ interface Hosts {
  * Reads of pools, tokens and trades for the HTTP routes: actor state (activated from
  * snapshots when passivated) and the trades store.
  */
+/** A pool of a token with its rank (tokenPools): where the token is the base first, then the most liquid. */
+interface RankedPool {
+  p: PoolState;
+  base: number;
+  value: number;
+}
+const byRank = (a: RankedPool, b: RankedPool) => b.base - a.base || b.value - a.value || a.p.pool_address.localeCompare(b.p.pool_address);
+
 export class MarketQuery {
   constructor(
     private readonly hosts: Hosts,
@@ -287,19 +295,29 @@ export class MarketQuery {
   tokenPools(token: string): PoolState[] {
     const t = this.hosts.tokens.get(token) as TokenState | undefined;
     if (!t) return [];
+    const states = this.poolStates(t);
+    // Most tokens have one pool: nothing to rank. (Called for every search item, and
+    // with no closure made per call: tsx gives each a defineProperty for its name.)
+    if (states.length < 2) return states;
     // Each pool's rank computed once, not in every comparison (a USD price lookup each).
-    const ranked = this.poolStates(t).map((p) => ({
-      p,
-      base: p.info!.base_address === token ? 1 : 0,
-      value: liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1),
-    }));
-    ranked.sort((a, b) => b.base - a.base || b.value - a.value || a.p.pool_address.localeCompare(b.p.pool_address));
-    return ranked.map((r) => r.p);
+    const ranked: RankedPool[] = [];
+    for (const p of states) {
+      ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1) });
+    }
+    ranked.sort(byRank);
+    for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
+    return states;
   }
 
   /** The token's pools that have been declared, in no particular order. */
+  /** The token's declared pools, in a new array. */
   private poolStates(t: TokenState): PoolState[] {
-    return t.pools.map((p) => this.poolState(p)).filter((p): p is PoolState => p !== undefined);
+    const states: PoolState[] = [];
+    for (const address of t.pools) {
+      const s = this.poolState(address);
+      if (s !== undefined) states.push(s);
+    }
+    return states;
   }
 
   /** Whether GET /tokens/{token} knows the token (without building its overview). */
