@@ -80,10 +80,6 @@ interface Hosts {
   quotePrices: ActorHost<QuotePriceState>;
 }
 
-/**
- * Reads of pools, tokens and trades for the HTTP routes: actor state (activated from
- * snapshots when passivated) and the trades store.
- */
 /** A pool of a token with its rank (tokenPools): where the token is the base first, then the most liquid. */
 interface RankedPool {
   p: PoolState;
@@ -92,6 +88,10 @@ interface RankedPool {
 }
 const byRank = (a: RankedPool, b: RankedPool) => b.base - a.base || b.value - a.value || a.p.pool_address.localeCompare(b.p.pool_address);
 
+/**
+ * Reads of pools, tokens and trades for the HTTP routes: actor state (activated from
+ * snapshots when passivated) and the trades store.
+ */
 export class MarketQuery {
   constructor(
     private readonly hosts: Hosts,
@@ -309,8 +309,7 @@ export class MarketQuery {
     return states;
   }
 
-  /** The token's pools that have been declared, in no particular order. */
-  /** The token's declared pools, in a new array. */
+  /** The token's pools that have been declared, in no particular order, in a new array. */
   private poolStates(t: TokenState): PoolState[] {
     const states: PoolState[] = [];
     for (const address of t.pools) {
