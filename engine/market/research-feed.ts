@@ -322,7 +322,8 @@ export class ResearchFeed {
     this.refreshPools();
     const prices = req.prices ?? this.currentPrices();
     const page = this.pools.list(req, (quote) => priceIn(prices, quote));
-    const items = page.pools.map((p) => this.poolItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
+    const { market } = this.deps;
+    const items = page.pools.map((p) => market.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
 
@@ -371,12 +372,8 @@ export class ResearchFeed {
       created_at: info.created_at,
     };
   }
-
-  /** A pool list item: the pool object, its base token's names, snapshot, all-time volume. */
-  private poolItem(pool: string) {
-    return this.deps.market.poolListItem(pool);
-  }
 }
 
 export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;
-export type PoolItem = NonNullable<ReturnType<ResearchFeed['poolItem']>>;
+/** A pool list item (MarketQuery.poolListItem): the pool object, its base token's names, snapshot, all-time volume. */
+export type PoolItem = NonNullable<ReturnType<MarketQuery['poolListItem']>>;

@@ -256,9 +256,9 @@ export class Connection implements HubConnection {
       const refs = sub.channels;
       if (refs.length === 1) {
         const channel = hub.join(this, refs[0]!);
-        // Keyed by the channel's own name string when equal (always, see Subscription.key):
-        // a shared channel's name is then not held twice.
-        subscriptions.set(channel.name === sub.key ? channel.name : sub.key, channel);
+        // Where the key is the channel's name (one-channel streams, protocol.ts `single`),
+        // keyed by the channel's own string: held once however many connections share it.
+        subscriptions.set(sub.key === channel.name ? channel.name : sub.key, channel);
       } else {
         subscriptions.set(sub.key, refs.map((ref) => hub.join(this, ref)));
       }
