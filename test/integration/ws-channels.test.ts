@@ -43,6 +43,9 @@ async function received(c: TestClient): Promise<number[]> {
 
 const messages = (s: WsTestServer, accountId: string) => s.limits.usageOf(accountId)?.messages ?? 0;
 
+/** Sockets uWS holds on the topic: a channel is a uWS topic only while shared (white box: the native memory saved). */
+const uwsSubscribers = (s: WsTestServer, topic: string): number => s.server.app.numSubscribers(topic);
+
 /** Whether the topic's first channel holds its connections in maps (white box: the memory this design saves). */
 const shared = (s: WsTestServer, topic: string): boolean => {
   const channel = (s.endpoint.sink as unknown as { topics: Map<string, { connections: unknown }> }).topics.get(topic);
@@ -74,6 +77,7 @@ describe('a channel gaining and losing connections', () => {
     expect(await received(b)).toEqual([]);
     expect([messages(s, A.id), messages(s, B.id)]).toEqual([2, 0]);
     expect(shared(s, TOPIC)).toBe(false);
+    expect(uwsSubscribers(s, TOPIC)).toBe(0);
 
     await subscribed(b);
     const two = publish(s, 3);
@@ -81,6 +85,7 @@ describe('a channel gaining and losing connections', () => {
     expect(await received(b)).toEqual(two);
     expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 3]);
     expect(shared(s, TOPIC)).toBe(true);
+    expect(uwsSubscribers(s, TOPIC)).toBe(2);
 
     // The first connection leaves: the one left is B's.
     a.unsubscribe('pool_trades', { pool_address: POOL });
@@ -90,6 +95,7 @@ describe('a channel gaining and losing connections', () => {
     expect(await received(b)).toEqual(back);
     expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 7]);
     expect(shared(s, TOPIC)).toBe(false);
+    expect(uwsSubscribers(s, TOPIC)).toBe(0);
 
     b.unsubscribe('pool_trades', { pool_address: POOL });
     expect(await received(b)).toEqual([]);
@@ -243,6 +249,40 @@ describe('a channel gaining and losing connections', () => {
     expect(await candle(6)).toEqual({ frames: 1, ids: [[], ['@6'], [], []] });
     for (const c of [x, plain, y, plain2]) c.close();
     await Promise.all([x.closed, plain.closed, y.closed, plain2.closed]);
+  });
+});
+
+describe('frames of a channel held alone and of a shared one', () => {
+  it('reach a connection in publish order, also while the shared one turns alone and back', async () => {
+    const s = (srv = await startWsServer());
+    const A = await account(s);
+    const a = await A.connect();
+    const b = await (await account(s)).connect();
+    const TOPIC2 = `pool_trades:${POOL2}`;
+    await subscribed(a);
+    await subscribed(a, { pool_address: POOL2 });
+    await subscribed(b, { pool_address: POOL2 });
+    expect([uwsSubscribers(s, TOPIC), uwsSubscribers(s, TOPIC2)]).toEqual([0, 2]);
+
+    // One turn: frames of the shared channel wait in uWS's topic queue until it drains
+    // at the turn's end; the frames sent on the other must not pass them.
+    const order: number[] = [];
+    for (let i = 0; i < 40; i++) order.push(...publish(s, 1, i % 3 === 0 ? TOPIC : TOPIC2));
+    const onShared = order.filter((_, i) => i % 3 !== 0);
+    expect(await received(a)).toEqual(order);
+    expect(await received(b)).toEqual(onShared);
+
+    // b leaves: a has both alone.
+    const before = publish(s, 5, TOPIC2);
+    b.unsubscribe('pool_trades', { pool_address: POOL2 });
+    expect(await received(b)).toEqual(before);
+    expect([uwsSubscribers(s, TOPIC), uwsSubscribers(s, TOPIC2)]).toEqual([0, 0]);
+    const alone: number[] = [];
+    for (let i = 0; i < 20; i++) alone.push(...publish(s, 1, i % 2 ? TOPIC : TOPIC2));
+    expect(await received(a)).toEqual([...before, ...alone]);
+    expect(messages(s, A.id)).toBe(order.length + before.length + alone.length);
+    for (const c of [a, b]) c.close();
+    await Promise.all([a.closed, b.closed]);
   });
 });
 

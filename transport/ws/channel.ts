@@ -4,11 +4,12 @@ import type { AccountEntry, HubConnection } from './hub.ts';
 export type FramesMetric = { inc(n: number): void };
 
 /**
- * One uWS topic. Most channels have one connection (a pool watched by one client), so
- * that connection is held inline, with how many of its subscriptions name the channel
- * (pool_metrics subscriptions may overlap). Only while two or more connections are on
- * it does the channel have maps, and it drops them when one is left again:
- * `connections === null` exactly when fewer than two are on it. @internal
+ * One stream of frames, a uWS topic while shared (see Hub). Most channels have one
+ * connection (a pool watched by one client), so that connection is held inline, with
+ * how many of its subscriptions name the channel (pool_metrics subscriptions may
+ * overlap). Only while two or more connections are on it does the channel have maps,
+ * and it drops them when one is left again: `connections === null` exactly when fewer
+ * than two are on it. @internal
  */
 export class Channel {
   /** The only connection on the channel, or null (none, or shared). */
@@ -26,7 +27,7 @@ export class Channel {
   dirty = false;
 
   constructor(
-    /** The uWS topic: the engine topic, or `<topic>#<subscription_id>`. */
+    /** Its uWS topic while shared: the engine topic, or `<topic>#<subscription_id>`. */
     readonly name: string,
     readonly topic: string,
     /** `"subscription_id":"..."`, or null for frames as the engine built them. */

@@ -10,11 +10,17 @@ import { subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
  *
- * An engine topic (`pool_trades:<pool>`) has one or more channels, each a uWS topic:
- * the topic itself, and for candles one more per distinct `subscription_id`, whose
- * frames carry the id. `publish` hands each channel's frame to uWS once: uWS queues it
- * for every subscriber and writes everything a socket got in one event-loop turn in
- * one write. So a frame is built once per channel, never once per subscriber.
+ * An engine topic (`pool_trades:<pool>`) has one or more channels: the topic itself,
+ * and for candles one more per distinct `subscription_id`, whose frames carry the id.
+ * A frame is built once per channel, never once per subscriber, and:
+ * - a channel with two or more connections is a uWS topic: `publish` hands the frame
+ *   to uWS once; uWS queues it for every subscriber and writes everything a socket got
+ *   in one event-loop turn in one write;
+ * - a channel with one connection (most: a pool watched by one client) has no uWS
+ *   topic, whose native memory (~0.55 KB a topic) was most of an idle subscribed
+ *   connection's; the frame is sent to that connection, one write per frame. uWS's
+ *   `send` first writes what its topics still hold for the socket, so a connection's
+ *   frames keep publish order across its channels and across a channel's changes.
  *
  * Once per turn that published anything (a setImmediate, which runs after uWS has
  * drained the turn's frames into the sockets' buffers), the hub:
@@ -64,6 +70,9 @@ export interface HubOptions {
   events: HubEvents;
 }
 
+/** uWS `WebSocket.send`'s status for a frame it dropped (past `maxBackpressure`). */
+const SEND_DROPPED = 2;
+
 /** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
 const LENGTHS_MAX = 255;
 
@@ -110,7 +119,15 @@ export class Hub implements TopicSink {
       if (first === undefined) return;
     }
     for (let channel: Channel | null = first; channel !== null; channel = channel.next) {
-      this.o.app.publish(channel.name, channel.member === null ? frame : withMember(frame, channel.member), false, false);
+      const out = channel.member === null ? frame : withMember(frame, channel.member);
+      const only = channel.connection;
+      if (only === null) this.o.app.publish(channel.name, out, false, false);
+      else {
+        // One connection: no uWS topic, the frame is sent to it (after what uWS still
+        // holds for it from topics, so its frames stay in publish order).
+        const ws = only.ws;
+        if (ws !== null && ws.send(out, false, false) === SEND_DROPPED) this.markDropped(only);
+      }
       channel.pending++;
       if (!channel.dirty) {
         channel.dirty = true;
@@ -167,8 +184,13 @@ export class Hub implements TopicSink {
     }
     // Frames already published on it were not for this connection.
     this.settle(channel);
+    const only = channel.connection;
     channel.add(connection, entry);
-    connection.ws?.subscribe(channel.name);
+    if (channel.connections !== null) {
+      // Shared from now on: a uWS topic, with the connection that had it alone.
+      only?.ws?.subscribe(channel.name);
+      connection.ws?.subscribe(channel.name);
+    }
     return channel;
   }
 
@@ -181,8 +203,14 @@ export class Hub implements TopicSink {
     }
     // Frames published while it was on the channel are counted for its account.
     this.settle(channel);
+    const shared = channel.connections !== null;
     const empty = channel.remove(connection);
-    connection.ws?.unsubscribe(channel.name);
+    if (shared) {
+      connection.ws?.unsubscribe(channel.name);
+      // One left: it leaves the uWS topic too and gets frames sent again. What the topic
+      // still holds for it stays queued, and goes out before its next frame.
+      channel.connection?.ws?.unsubscribe(channel.name);
+    }
     if (empty) this.removeChannel(channel);
   }
 
