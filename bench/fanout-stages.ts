@@ -18,7 +18,7 @@ import { percentile } from './harness.ts';
  * A batch's commit (put → the put's promise, which lmdb-js resolves after the fsync)
  * comes after its frames are published, so it is no stage of theirs: it is recorded per
  * batch in a list of its own. It also records per batch how long applying it took and
- * how big it was, the publisher's flushes and checkpoints (their durations: each is one
+ * how big it was, the publisher's flush slices and checkpoints (their durations: each is one
  * event-loop turn that delays everything behind it), GC pauses and the event loop's
  * delay, all over the same window as the latency samples.
  */
@@ -93,9 +93,9 @@ export function probeEngine(engine: Engine): StageProbe {
     current = null;
   };
 
-  const timed = (name: 'flush' | 'checkpoint', into: number[]) => {
-    const target = engine as unknown as Record<string, (...args: unknown[]) => unknown>;
-    const original = target[name]!.bind(engine);
+  const timed = (of: object, name: string, into: number[]) => {
+    const target = of as Record<string, (...args: unknown[]) => unknown>;
+    const original = target[name]!.bind(of);
     target[name] = (...args: unknown[]) => {
       const t = performance.now();
       const out = original(...args);
@@ -103,8 +103,9 @@ export function probeEngine(engine: Engine): StageProbe {
       return out;
     };
   };
-  timed('flush', flushMs);
-  timed('checkpoint', checkpointMs);
+  // The live flush runs in slices (Engine.flushDue): each slice is timed.
+  timed(engine.publisher, 'flushWithin', flushMs);
+  timed(engine, 'checkpoint', checkpointMs);
 
   new PerformanceObserver((list) => {
     if (!on) return;
@@ -146,7 +147,7 @@ export function probeEngine(engine: Engine): StageProbe {
         `  ${dist('total', stage.total)}`,
         `${dist('durable per batch (put → committed, after its frames)', durableMs)}`,
         `batches: ${batchEvents.length}, ${(events / Math.max(1, batchEvents.length)).toFixed(0)} events each; ${dist('apply per batch', applyMs)}`,
-        `${dist('publisher flush', flushMs)}; ${dist('checkpoint (sync part)', checkpointMs)}`,
+        `${dist('publisher flush slices', flushMs)}; ${dist('checkpoint (sync part)', checkpointMs)}`,
         `${dist('GC pauses', gcMs)}`,
         ...[...gcKinds].map(([kind, list]) => `  ${dist(kind, list)}`),
         `event-loop delay: p50 ${ms(loop.percentile(50) / 1e6)} p99 ${ms(loop.percentile(99) / 1e6)} max ${ms(loop.max / 1e6)} ms`,

@@ -37,6 +37,8 @@ export interface EngineOptions {
   clock?: Clock;
   /** How often touched pools publish candles and pool_metrics and persist closed candles (default 250 ms). */
   flushMs?: number;
+  /** Longest stretch of one slice of that flush before it goes on in a later event-loop turn (default 2 ms). */
+  flushSliceMs?: number;
 }
 
 /** Creates a source from its command-line name; `sim` is registered by the simulator. */
@@ -80,6 +82,7 @@ export class Engine {
   readonly candles: CandlesRepo;
   readonly publisher: MarketPublisher;
   private readonly flushMs: number;
+  private readonly flushSliceMs: number;
   private lastFlush = 0;
   private appliedSeq = 0;
   private latestAt = 0;
@@ -126,6 +129,7 @@ export class Engine {
     this.trades = new TradesRepo(this.storage);
     this.candles = new CandlesRepo(this.storage);
     this.flushMs = options.flushMs ?? 250;
+    this.flushSliceMs = options.flushSliceMs ?? 2;
     this.publisher = new MarketPublisher({
       sink: () => this.topicSink,
       market: () => this.query.market!,
@@ -177,7 +181,7 @@ export class Engine {
     const sliced = { sliceMs: actors.checkpointSliceMs };
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
-    this.timers.push(setInterval(() => this.flush(), this.flushMs).unref());
+    this.timers.push(setInterval(() => this.flushDue(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
     this.query.research!.start();
     this.state = 'ready';
@@ -201,8 +205,30 @@ export class Engine {
       if (listening) this.notifyApplied(events);
       if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
     }
-    if (performance.now() - this.lastFlush >= this.flushMs) this.flush();
+    this.flushDue();
   }
+
+  /**
+   * The live flush, in slices of flushSliceMs (MarketPublisher.flushWithin): a pass
+   * begins once flushMs have passed since the last began, and goes on in the following
+   * event-loop turns, so that batches, commits and socket writes run between slices.
+   */
+  private flushDue(): void {
+    if (this.flushSliceScheduled || performance.now() - this.lastFlush < this.flushMs) return;
+    this.lastFlush = performance.now();
+    this.flushSlice();
+  }
+
+  private flushSliceScheduled = false;
+  private readonly flushSlice = (): void => {
+    this.flushSliceScheduled = false;
+    // Stopping: stop() flushes what is left in one go, before storage closes.
+    if (this.state !== 'ready') return;
+    if (!this.publisher.flushWithin(this.flushSliceMs)) {
+      this.flushSliceScheduled = true;
+      setImmediate(this.flushSlice);
+    }
+  };
 
   private pruning: Promise<RetentionResult> | null = null;
 

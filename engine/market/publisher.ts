@@ -58,6 +58,8 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURR
  */
 export class MarketPublisher implements PoolOutputs {
   private touched = new Map<string, PoolState>();
+  /** The flush pass in progress: pools touched before it began and not flushed yet. */
+  private pass: { pools: IterableIterator<PoolState>; size: number } | null = null;
   /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
   private metricsTouched = new Set<string>();
   private readonly watches = new Map<string, PoolWatch>();
@@ -119,8 +121,26 @@ export class MarketPublisher implements PoolOutputs {
     for (const pool of state.pools) this.metricsTouched.add(pool);
   }
 
-  /** Flushes every pool touched since the last flush (see the class comment). */
+  /** Flushes every pool touched since the last flush, a pass begun by `flushWithin` first (see the class comment). */
   flush(): void {
+    this.flushWithin(Infinity);
+    if (this.touched.size > 0) this.flushWithin(Infinity);
+  }
+
+  /** Whether a pass begun by `flushWithin` has pools left. */
+  get flushing(): boolean {
+    return this.pass !== null;
+  }
+
+  /**
+   * One slice of a flush: goes on with the pass in progress, or begins one with the
+   * pools touched since the last, and stops once `budgetMs` has passed; true when the
+   * pass is done. A pass over thousands of pools (~2.5 µs each) would hold the event
+   * loop for over 10 ms, and every frame behind it. A pool touched again while a pass
+   * is on is flushed again in the next: its newer changes, if the pass has not taken
+   * them already.
+   */
+  flushWithin(budgetMs: number): boolean {
     if (this.metricsTouched.size > 0) {
       const pools = this.metricsTouched;
       this.metricsTouched = new Set();
@@ -128,16 +148,27 @@ export class MarketPublisher implements PoolOutputs {
       // Pools that also traded publish their metrics with the rest of their flush below.
       for (const pool of pools) if (!this.touched.has(pool)) this.publishMetrics(pool, sink);
     }
-    if (this.touched.size === 0) return;
-    const touched = this.touched;
-    this.touched = new Map();
+    let pass = this.pass;
+    if (pass === null) {
+      if (this.touched.size === 0) return true;
+      pass = this.pass = { pools: this.touched.values(), size: this.touched.size };
+      this.touched = new Map();
+    }
     const sink = this.deps.sink();
     const now = this.deps.now();
-    for (const state of touched.values()) this.flushPool(state, sink, now);
+    const deadline = performance.now() + budgetMs;
+    for (let k = 1; ; k++) {
+      const next = pass.pools.next();
+      if (next.done) break;
+      this.flushPool(next.value, sink, now);
+      if ((k & 63) === 0 && performance.now() >= deadline) return false;
+    }
+    this.pass = null;
     this.history.trim(now - RESUME_HISTORY_MS);
-    if (this.watches.size > 2 * touched.size + 1_000) {
+    if (this.watches.size > 2 * pass.size + 1_000) {
       for (const [pool, watch] of this.watches) if (now - watch.checkedAt > 10 * this.checkMs) this.watches.delete(pool);
     }
+    return true;
   }
 
   private flushPool(state: PoolState, sink: TopicSink, now: number): void {

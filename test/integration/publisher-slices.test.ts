@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../engine/system.ts';
+import { topics, type TopicSink } from '../../engine/topics.ts';
+import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+
+/**
+ * The live flush in slices (MarketPublisher.flushWithin): a pass over the pools touched
+ * since the last one may stop after its time budget and go on later, so that a pass
+ * over thousands of pools does not hold the event loop. Each touched pool is flushed
+ * exactly once per pass, and a pool touched during a pass is flushed again in the next.
+ * pool_metrics frames show which pools a slice flushed (one per pool with a subscriber).
+ */
+
+const r = rng(811);
+const MINT = base58(r, 44);
+const POOLS = Array.from({ length: 150 }, () => base58(r, 44));
+const W = base58(r, 44);
+const T0 = 1_767_225_600_000;
+let n = 0;
+const swap = (pool: string) => ({
+  type: 'swap', tx_hash: base58(rng(70_000 + ++n), 88), slot: 5_000 + n, tx_index: 0, event_index: 0, at: T0 + n * 1_000, pool_address: pool, wallet_address: W, side: 'buy',
+  base_amount_raw: '1000000', quote_amount_raw: '1000000000', base_reserve_raw: '1000000000000', quote_reserve_raw: '1000000000000',
+});
+
+/** Every pool's pool_metrics topic is listened on; the pools of the frames, in order. */
+const published: string[] = [];
+const sink: TopicSink = {
+  has: (topic) => topic.startsWith('pool_metrics:'),
+  publish(topic, frame) {
+    published.push(JSON.parse(frame).data.pool_address);
+    expect(topic).toBe(topics.poolMetrics(published.at(-1)!));
+  },
+};
+const take = () => published.splice(0);
+
+let dir: TempDir;
+let engine: Engine;
+
+beforeAll(async () => {
+  dir = tempDir();
+  // No flush but the test's own: the periodic one is a day away.
+  engine = await createEngine({ config: testConfig(dir.path), flushMs: 86_400_000 });
+  engine.attachTopics(sink);
+  expect((await engine.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 })).status).toBe('applied');
+  expect((await engine.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 })).status).toBe('applied');
+  for (const pool of POOLS) {
+    const status = (await engine.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 })).status;
+    expect(status).toBe('applied');
+  }
+  engine.flush();
+  take();
+});
+
+afterAll(async () => {
+  await engine.stop();
+  dir.cleanup();
+});
+
+describe('the live flush in slices', () => {
+  it('flushes each touched pool once per pass, 64 pools between checks of the budget; pools touched meanwhile go to the next pass', async () => {
+    for (const pool of POOLS) await engine.ingest(swap(pool));
+    const publisher = engine.publisher;
+    // A spent budget still flushes the pools up to its first check.
+    expect(publisher.flushWithin(0)).toBe(false);
+    expect(publisher.flushing).toBe(true);
+    const first = take();
+    expect(first).toEqual(POOLS.slice(0, 64));
+
+    // Trades during the pass: one pool it has flushed, one it has not reached.
+    await engine.ingest(swap(POOLS[0]!));
+    await engine.ingest(swap(POOLS[149]!));
+    expect(publisher.flushWithin(0)).toBe(false);
+    expect(take()).toEqual(POOLS.slice(64, 128));
+    expect(publisher.flushWithin(0)).toBe(true);
+    expect(publisher.flushing).toBe(false);
+    expect(take()).toEqual(POOLS.slice(128));
+
+    // The next pass: the two pools touched during the last, each once.
+    expect(publisher.flushWithin(0)).toBe(true);
+    expect(take()).toEqual([POOLS[0], POOLS[149]]);
+    expect(publisher.flushWithin(0)).toBe(true);
+    expect(take()).toEqual([]);
+  });
+
+  it('a whole flush finishes the pass under way, then flushes what was touched since', async () => {
+    for (const pool of POOLS) await engine.ingest(swap(pool));
+    expect(engine.publisher.flushWithin(0)).toBe(false);
+    expect(take()).toHaveLength(64);
+    await engine.ingest(swap(POOLS[1]!));
+    engine.flush();
+    expect(engine.publisher.flushing).toBe(false);
+    expect(take()).toEqual([...POOLS.slice(64), POOLS[1]]);
+  });
+
+  it("the engine's own flush goes on in later event-loop turns, each touched pool once", async () => {
+    const d = tempDir();
+    const frames: string[] = [];
+    // Slices of no time at all: 64 pools each, the rest in the following turns.
+    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    try {
+      e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
+      await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 });
+      await e.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 });
+      for (const pool of POOLS) await e.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      frames.length = 0;
+      // Frames published by the end of the turn that applied a batch (its first slice).
+      const afterApply: number[] = [];
+      e.onApplied(() => queueMicrotask(() => afterApply.push(frames.length)));
+      // Submitted in one turn: one batch.
+      const results = await Promise.all(POOLS.map((pool) => e.ingest(swap(pool))));
+      expect(results.every((x) => x.status === 'applied')).toBe(true);
+      expect(afterApply).toEqual([64]);
+      for (let i = 0; i < 100 && e.publisher.flushing; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(e.publisher.flushing).toBe(false);
+      expect(frames).toEqual(POOLS);
+    } finally {
+      await e.stop();
+      d.cleanup();
+    }
+  });
+});
