@@ -11,7 +11,8 @@ import { Peer } from './fanout-procs.ts';
  * through every phase, and every child stopped at the end, also on failure.
  *
  * 1. Idle memory: the server's resident memory, settled and GC'd, before the clients
- *    connect and after every connection has subscribed and answered a ping; then the
+ *    connect (but after 10 warm-up connections have come, subscribed and gone) and after
+ *    every connection has subscribed and answered a ping; then the
  *    market (tokens, pools) is declared, so its garbage hides nothing. Two figures:
  *    live memory (resident memory outside the V8 heap plus the JS heap in use) and
  *    the whole RSS growth, which also holds the V8 heap pages the GC keeps after the
@@ -31,6 +32,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const SERVER = here('./fanout-server.ts');
 const CLIENT = here('./fanout-client.ts');
 
+/** Connections that connect, subscribe and leave before the idle baseline (their one-time costs are in it). */
+const WARM_CONNECTIONS = 10;
 /** A pool_trades frame of the benchmark's swaps is ~800 bytes with its header; the windows are sized with it. */
 const FRAME_BYTES = 800;
 /** Bytes the driver may have in flight over all connections (server buffers, kernel, unread). */
@@ -181,17 +184,24 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
   const profile = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const server: Server = new Peer(`${kind} server`, SERVER, serverPlan, ['--expose-gc', ...profile, ...(options.serverFlags ?? [])]);
   const clients: Client[] = [];
+  let warm: Client | null = null;
   const problems: string[] = [];
   const stageLines: string[] = [];
   try {
     const ready = await server.ask('ready', undefined, 120_000);
+    const planOf = (first: number, count: number): ClientPlan => ({ shape, pools: sizes.pools, host: '127.0.0.1', port: ready.port, key: ready.key, first, count, concurrency: 64, progressMs: 10 });
+    // What the first connections cost once (code compiled for the connection path,
+    // tables and metric children made) is no connection's: a few connect, subscribe
+    // and leave before the baseline reading.
+    warm = new Peer('warm-up client', CLIENT, planOf(0, Math.min(WARM_CONNECTIONS, connections)));
+    await warm.ask('ready', undefined, 120_000);
+    await warm.stop({ type: 'exit' });
     const base = await settledRss(server, sizes.settleReadings);
     const clientCount = Math.min(sizes.clients, connections);
     for (let c = 0; c < clientCount; c++) {
       const first = Math.floor((c * connections) / clientCount);
       const count = Math.floor(((c + 1) * connections) / clientCount) - first;
-      const plan: ClientPlan = { shape, pools: sizes.pools, host: '127.0.0.1', port: ready.port, key: ready.key, first, count, concurrency: 64, progressMs: 10 };
-      clients.push(new Peer(`client ${c}`, CLIENT, plan));
+      clients.push(new Peer(`client ${c}`, CLIENT, planOf(first, count)));
     }
     await Promise.all(clients.map((c) => c.ask('ready', undefined, 120_000)));
     const idle = await settledRss(server, sizes.settleReadings);
@@ -291,7 +301,7 @@ export async function runCase(kind: ServerKind, shape: Shape, connections: numbe
       problems,
     };
   } finally {
-    await Promise.all(clients.map((c) => c.stop({ type: 'exit' })));
+    await Promise.all([...clients, ...(warm ? [warm] : [])].map((c) => c.stop({ type: 'exit' })));
     await server.stop({ type: 'exit' });
   }
 }
