@@ -100,10 +100,15 @@ const benchmark: Benchmark = {
       );
       figures[`${prefix}_server_cpu_pct`] = one(m.serverCpuPct, '% of a core', 0, 'lower');
       figures[`${prefix}_client_cpu_pct`] = one(m.clientCpuPct, '% of a core', 0, 'lower');
-      if (ceiling) figures[`${prefix}_bare_uws_frames_per_s`] = one(ceiling.framesPerS, 'frames/s', 0, 'higher');
+      if (ceiling) {
+        figures[`${prefix}_bare_uws_frames_per_s`] = one(ceiling.framesPerS, 'frames/s', 0, 'higher');
+        // What these clients on these cores allow at all: bare uWS's own tail at half its load.
+        figures[`${prefix}_bare_uws_p50_ms_half_load`] = one(ceiling.half.p50Ms, 'ms', 3, 'lower');
+        figures[`${prefix}_bare_uws_p99_ms_half_load`] = one(ceiling.half.p99Ms, 'ms', 3, 'lower');
+      }
       out(
         `=> ${label(shape)} x ${fmt(connections)}: mds ${fmt(m.framesPerS)} frames/s = ${(m.framesPerS / w.framesPerS).toFixed(2)}x ws (${fmt(w.framesPerS)})` +
-          (ceiling ? `, ${((100 * m.framesPerS) / ceiling.framesPerS).toFixed(0)}% of bare uWS (${fmt(ceiling.framesPerS)})` : '') +
+          (ceiling ? `, ${((100 * m.framesPerS) / ceiling.framesPerS).toFixed(0)}% of bare uWS (${fmt(ceiling.framesPerS)}; its p99 at half its load ${ms(ceiling.half.p99Ms)} ms)` : '') +
           `; at ${fmt(same.rate)} events/s p99 ${ms(same.p99Ms)} ms vs ws ${ms(w.half.p99Ms)} ms; at half its load (${fmt(m.half.framesPerS)} frames/s) p99 ${ms(m.half.p99Ms)} ms; ` +
           `idle ${fmt(m.livePerConnectionBytes)} B/conn live vs ws ${fmt(w.livePerConnectionBytes)} B (RSS growth ${fmt(m.rssPerConnectionBytes)} vs ${fmt(w.rssPerConnectionBytes)} B)`,
       );

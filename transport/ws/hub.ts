@@ -5,7 +5,7 @@ import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics.ts';
 import { Channel, type FramesMetric } from './channel.ts';
-import { subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts';
+import { SEND_DROPPED, subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts';
 
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
@@ -69,9 +69,6 @@ export interface HubOptions {
   backpressureBytes: number;
   events: HubEvents;
 }
-
-/** uWS `WebSocket.send`'s status for a frame it dropped (past `maxBackpressure`). */
-const SEND_DROPPED = 2;
 
 /** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
 const LENGTHS_MAX = 255;

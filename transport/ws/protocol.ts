@@ -147,6 +147,9 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
   }
 }
 
+/** uWS `WebSocket.send`'s status for a frame it dropped (past `maxBackpressure`). */
+export const SEND_DROPPED = 2;
+
 /** Server control frames: they never count toward the message allowance (SERVICE.md 6). */
 export const AUTH_OK_FRAME = '{"type":"auth","status":"ok"}';
 export const PONG_FRAME = '{"type":"pong"}';

@@ -9,7 +9,7 @@ import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
 import type { AccountEntry, Hub, HubConnection } from './hub.ts';
-import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
+import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
 export interface CandleResumeSource {
@@ -48,8 +48,6 @@ export interface SessionContext {
   connections: Set<Connection>;
 }
 
-/** Status of uWS `send`: 2 = dropped (past maxBackpressure). */
-const SEND_DROPPED = 2;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
