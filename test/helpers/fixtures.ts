@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
+import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { loadConfig, type Config, type ConfigInput } from '../../engine/config.ts';
 import { USDC, WSOL } from '../../engine/ingest/events.ts';
 import { BASE58_ALPHABET } from '../../engine/sources/sim/base58.ts';
 import { Rng } from '../../engine/sources/sim/rng.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
+import type { StoredTrade } from '../../storage/trades.repo.ts';
 
 const B58 = BASE58_ALPHABET;
 
@@ -185,4 +187,11 @@ export function useTempRepo<R>(make: (storage: Storage) => R, prefix?: string): 
 /** A config for tests: temp data dir, event clock, no source, quiet. */
 export function testConfig(data: string, overrides: Partial<ConfigInput> = {}): Config {
   return loadConfig({ flags: { data, source: 'none', clock: 'event', logLevel: 'silent', port: 0, ...overrides } as Record<string, unknown> });
+}
+
+/** A pool's unsaved-trade log holding these trades (inserted in the order given). */
+export function logOf(trades: StoredTrade[]): TradeLog {
+  const log = new TradeLog();
+  for (const t of trades) log.insert(t);
+  return log;
 }

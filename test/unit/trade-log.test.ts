@@ -5,7 +5,7 @@ import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades } from '../../engine/market/trades.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
 import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { base58, rng, useTempRepo } from '../helpers/fixtures.ts';
+import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(4_242);
 const WALLET = base58(r, 44);
@@ -15,11 +15,6 @@ const trade = (at: number, slot = 1, tx = 0, ev = 0, extra: Partial<Record<numbe
   const t: unknown[] = [at, slot, tx, ev, 1, WALLET, 1.5, 0.25, 1 / 6, 150, 12_345.678, TX];
   for (const [k, v] of Object.entries(extra)) t[Number(k)] = v;
   return t as StoredTrade;
-};
-const logOf = (trades: StoredTrade[]) => {
-  const log = new TradeLog();
-  for (const t of trades) log.insert(t);
-  return log;
 };
 const bySign = (list: unknown[]) => list.map((v) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : v));
 

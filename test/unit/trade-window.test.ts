@@ -4,18 +4,13 @@ import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades, take } from '../../engine/market/trades.ts';
 import { TradeBlock, windowed, type TradeRows, type TradeSpan } from '../../storage/trade-codec.ts';
 import { compareKey, TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
-import { base58, rng, useTempRepo } from '../helpers/fixtures.ts';
+import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(9_001);
 const WALLET = base58(r, 44);
 const TX = base58(r, 88);
 
 const trade = (at: number, slot = 1, tx = 0, ev = 0): StoredTrade => [at, slot, tx, ev, 1, WALLET, 1.5, 0.25, 1 / 6, 150, 12_345.678, TX];
-const logOf = (trades: StoredTrade[]) => {
-  const log = new TradeLog();
-  for (const t of trades) log.insert(t);
-  return log;
-};
 const ats = (list: Iterable<StoredTrade>) => [...list].map((t) => t[0]);
 
 const temp = useTempRepo((storage) => new TradesRepo(storage));
