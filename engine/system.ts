@@ -37,7 +37,7 @@ export interface EngineOptions {
   clock?: Clock;
   /** How often touched pools publish candles and pool_metrics and persist closed candles (default 250 ms). */
   flushMs?: number;
-  /** Longest stretch of one slice of that flush before it goes on in a later event-loop turn (default 2 ms). */
+  /** Longest stretch of one slice of that flush before it goes on after the next batch or in the next event-loop turn (default 5 ms). */
   flushSliceMs?: number;
 }
 
@@ -129,7 +129,7 @@ export class Engine {
     this.trades = new TradesRepo(this.storage);
     this.candles = new CandlesRepo(this.storage);
     this.flushMs = options.flushMs ?? 250;
-    this.flushSliceMs = options.flushSliceMs ?? 2;
+    this.flushSliceMs = options.flushSliceMs ?? 5;
     this.publisher = new MarketPublisher({
       sink: () => this.topicSink,
       market: () => this.query.market!,
@@ -211,23 +211,30 @@ export class Engine {
   /**
    * The live flush, in slices of flushSliceMs (MarketPublisher.flushWithin): a pass
    * begins once flushMs have passed since the last began, and goes on in the following
-   * event-loop turns, so that batches, commits and socket writes run between slices.
+   * event-loop turns (a setImmediate) and after each batch (under a steady stream of
+   * batches the check phase can come late, and a pass must not fall behind the trades),
+   * so that batches, commits and socket writes run between slices.
    */
   private flushDue(): void {
-    if (this.flushSliceScheduled || performance.now() - this.lastFlush < this.flushMs) return;
-    this.lastFlush = performance.now();
+    if (!this.publisher.flushing) {
+      if (performance.now() - this.lastFlush < this.flushMs) return;
+      this.lastFlush = performance.now();
+    }
     this.flushSlice();
   }
 
   private flushSliceScheduled = false;
-  private readonly flushSlice = (): void => {
-    this.flushSliceScheduled = false;
+  private flushSlice(): void {
     // Stopping: stop() flushes what is left in one go, before storage closes.
     if (this.state !== 'ready') return;
-    if (!this.publisher.flushWithin(this.flushSliceMs)) {
+    if (!this.publisher.flushWithin(this.flushSliceMs) && !this.flushSliceScheduled) {
       this.flushSliceScheduled = true;
-      setImmediate(this.flushSlice);
+      setImmediate(this.flushNextSlice);
     }
+  }
+  private readonly flushNextSlice = (): void => {
+    this.flushSliceScheduled = false;
+    if (this.publisher.flushing) this.flushSlice();
   };
 
   private pruning: Promise<RetentionResult> | null = null;
