@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { fmt, percentile } from './harness.ts';
 import type { ClientPlan } from './fanout-client.ts';
 import type { ServerPlan } from './fanout-server.ts';
+// Loaded here, in the parent, so that the children it forks inherit its wall-clock offset (wallMs).
+import './fanout-plan.ts';
 import type { ClientCommand, ClientReport, ServerCommand, ServerKind, ServerReport, Shape } from './fanout-plan.ts';
 import { Peer } from './fanout-procs.ts';
 

@@ -112,9 +112,20 @@ export type ServerCommand =
   | { type: 'latency' }
   | { type: 'exit' };
 
-/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes of this machine. */
+/** CLOCK_MONOTONIC in ms: one clock for every process of the machine. */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+/**
+ * The wall clock's offset from CLOCK_MONOTONIC, taken once by the first process that
+ * loads this module (the benchmark's parent) and inherited by the processes it forks.
+ * Each process's `performance.timeOrigin` is its own reading, taken at its start: a
+ * start descheduled under load skews it by milliseconds (a smoke run under `npm test`
+ * once read p50 latencies of -3.5 ms).
+ */
+const WALL_OFFSET_MS = Number((process.env.MDS_BENCH_WALL_OFFSET_MS ??= String(Date.now() - monotonicMs())));
+
+/** Wall-clock milliseconds with sub-millisecond precision, the same clock in every process of a run. */
 export function wallMs(): number {
-  return performance.timeOrigin + performance.now();
+  return WALL_OFFSET_MS + monotonicMs();
 }
 
 /**
