@@ -51,10 +51,10 @@ import { WINDOWS, type PoolTrade, type WindowName } from './trade.ts';
  * times may run a little ahead of a wall clock).
  *
  * Memory per pool: about 1 kB of fixed fields and headers; log mode 64 B per trade of
- * the last 24h (≤ 8 kB); ring mode one 36,000-byte ArrayBuffer (5 × 60 buckets × (12
+ * the last 24h (a typed array doubled as it fills, ≤ 8 kB); ring mode one 36,000-byte ArrayBuffer (5 × 60 buckets × (12
  * float64 + 6 uint32)); both, per wallet of the last 24h, a Map entry and two doubles
  * (≈ 50-80 B besides the address string, which the Map shares with the trade). `add`
- * allocates only the Map entry of a new wallet and amortized growth of plain arrays.
+ * allocates only the Map entry of a new wallet and amortized growth of its arrays.
  */
 
 /** The columnar windowed metrics of SERVICE.md 2.5, one entry per window of `t`. */
@@ -94,6 +94,10 @@ const RES_24H = RES[RINGS - 1]!;
 
 /** A logged trade: at, slot, sub, priceQuote, priceUsd, quote, usd (NaN for none), 1 for a buy. */
 const L = 8;
+/** A log's first length: 4 trades (256 bytes, off the V8 heap). */
+const LOG_CAPACITY_MIN = 4 * L;
+/** The log of a pool with no trade yet: empty, shared, never written (the first trade grows it). */
+const NO_TRADES = new Float64Array(0);
 /** A trade's position within its slot: txIndex × 2^24 + eventIndex (exact below 2^53). */
 const SUB_SCALE = 2 ** 24;
 /** Float64 fields of a bucket: volume sums as double-double (hi, lo), then its last trade. */
@@ -214,8 +218,14 @@ export class PoolWindows {
   /** First (min position) and last (max position) trade: slot, sub, priceQuote, priceUsd each. */
   private readonly ends = new Float64Array([Infinity, 0, 0, NaN, -Infinity, 0, 0, NaN]);
 
-  /** Log mode (null in ring mode): the trades of the 24h ring, L numbers each. */
-  private log: number[] | null = [];
+  /**
+   * Log mode (null in ring mode): the trades of the 24h ring, L numbers each, in
+   * [0, logLength). A typed array, doubled as it fills: past 64 bytes its memory is off
+   * the V8 heap, so young-generation GCs do not copy it (a plain array's backing store,
+   * reallocated as it grew, was ~1/3 of what the engine's scavenges copied).
+   */
+  private log: Float64Array | null = NO_TRADES;
+  private logLength = 0;
   /** Log mode: the last trade by position of those out of every window. */
   private readonly dropped = [-Infinity, 0, 0, NaN];
 
@@ -290,15 +300,25 @@ export class PoolWindows {
       if (later(slot, sub, this.dropped[0]!, this.dropped[1]!)) setTrade(this.dropped, 0, slot, sub, trade.priceQuote, priceUsd);
       return;
     }
-    log.push(at, slot, sub, trade.priceQuote, priceUsd, trade.quoteAmount, usd, buy ? 1 : 0);
-    if (log.length > this.logTradesMax * L) this.enterRings();
+    const n = this.logLength;
+    const d = n + L <= log.length ? log : this.growLog();
+    d[n] = at;
+    d[n + 1] = slot;
+    d[n + 2] = sub;
+    d[n + 3] = trade.priceQuote;
+    d[n + 4] = priceUsd;
+    d[n + 5] = trade.quoteAmount;
+    d[n + 6] = usd;
+    d[n + 7] = buy ? 1 : 0;
+    this.logLength = n + L;
+    if (this.logLength > this.logTradesMax * L) this.enterRings();
   }
 
   /** The windows as of `now` (or of the newest trade, if later). Does not change state. */
   read(now: number): Windowed {
     const at = now > this.maxAt ? now : this.maxAt;
     const out: Windowed = { t: NAMES.slice(), pp: [], v: [], vb: [], vs: [], tc: [], bc: [], sc: [], m: [], bm: [], sm: [] };
-    if (this.log) this.readLog(at, this.log, out);
+    if (this.log) this.readLog(at, this.log, this.logLength, out);
     else for (let r = 0; r < RINGS; r++) this.readRing(r, Math.floor(at / RES[r]!) - N, out);
     return out;
   }
@@ -316,7 +336,7 @@ export class PoolWindows {
       lastBuy: indices.map((i) => finite(this.lastBuy[i]!)),
       lastSell: indices.map((i) => finite(this.lastSell[i]!)),
     };
-    if (this.log) return { ...snapshot, log: { dropped: trade(this.dropped, 0), trades: this.log.map(finite) } };
+    if (this.log) return { ...snapshot, log: { dropped: trade(this.dropped, 0), trades: Array.from(this.log.subarray(0, this.logLength), finite) } };
     snapshot.rings = [];
     for (let r = 0; r < RINGS; r++) {
       const head = this.rings[r * H + H_HEAD]!;
@@ -349,7 +369,10 @@ export class PoolWindows {
     });
     if (s.log) {
       restore(w.dropped, 0, s.log.dropped);
-      w.log = s.log.trades.map((x) => x ?? NaN); // only USD values are ever null
+      const trades = s.log.trades;
+      const log = (w.log = new Float64Array(Math.max(LOG_CAPACITY_MIN, trades.length)));
+      for (let i = 0; i < trades.length; i++) log[i] = trades[i] ?? NaN; // only USD values are ever null
+      w.logLength = trades.length;
     } else {
       w.allocateRings();
       s.rings!.forEach((ring, r) => {
@@ -371,7 +394,7 @@ export class PoolWindows {
       w.markWallets();
     }
     w.logTradesMax = options.logTradesMax ?? LOG_TRADES_MAX;
-    if (w.log && (w.log.length > w.logTradesMax * L || w.logTradesMax <= 0)) w.enterRings();
+    if (w.log && (w.logLength > w.logTradesMax * L || w.logTradesMax <= 0)) w.enterRings();
     return w;
   }
 
@@ -379,7 +402,7 @@ export class PoolWindows {
   private compactLog(low: number): void {
     const log = this.log!;
     let kept = 0;
-    for (let t = 0; t < log.length; t += L) {
+    for (let t = 0; t < this.logLength; t += L) {
       if (Math.floor(log[t]! / RES_24H) <= low) {
         if (later(log[t + 1]!, log[t + 2]!, this.dropped[0]!, this.dropped[1]!)) setTrade(this.dropped, 0, log[t + 1]!, log[t + 2]!, log[t + 3]!, log[t + 4]!);
         continue;
@@ -387,12 +410,12 @@ export class PoolWindows {
       for (let j = 0; j < L; j++) log[kept + j] = log[t + j]!;
       kept += L;
     }
-    log.length = kept;
+    this.logLength = kept;
     this.pruneWallets((low + 1) * RES_24H);
   }
 
   /** Log mode: each window by one scan of the trades and one of the wallets' last times. */
-  private readLog(at: number, log: number[], out: Windowed): void {
+  private readLog(at: number, log: Float64Array, length: number, out: Windowed): void {
     const { lastBuy, lastSell } = this;
     for (let r = 0; r < RINGS; r++) {
       const res = RES[r]!;
@@ -400,7 +423,7 @@ export class PoolWindows {
       acc.fill(0);
       tally.fill(0);
       ref.set(this.dropped);
-      for (let t = 0; t < log.length; t += L) {
+      for (let t = 0; t < length; t += L) {
         if (Math.floor(log[t]! / res) > start) {
           const sum = log[t + 7] ? F_BUY_QUOTE : F_SELL_QUOTE;
           ddAdd(acc, sum, log[t + 5]!, 0);
@@ -465,12 +488,23 @@ export class PoolWindows {
     out.sm.push(tally[C_SELLERS]!);
   }
 
+  /** A log twice as long (LOG_CAPACITY_MIN at first), holding the trades so far. */
+  private growLog(): Float64Array {
+    const log = this.log!;
+    const grown = new Float64Array(Math.max(LOG_CAPACITY_MIN, log.length * 2));
+    grown.set(log.subarray(0, this.logLength));
+    this.log = grown;
+    return grown;
+  }
+
   /** Moves the pool from its log to rings: replays the log (in any order) and marks every wallet's buckets. */
   private enterRings(): void {
-    const log = this.log ?? [];
+    const log = this.log ?? NO_TRADES;
+    const length = this.logLength;
     this.log = null;
+    this.logLength = 0;
     this.allocateRings();
-    for (let t = 0; t < log.length; t += L) this.addToRings(log[t]!, log[t + 1]!, log[t + 2]!, log[t + 3]!, log[t + 4]!, log[t + 5]!, log[t + 6]!, log[t + 7] === 1);
+    for (let t = 0; t < length; t += L) this.addToRings(log[t]!, log[t + 1]!, log[t + 2]!, log[t + 3]!, log[t + 4]!, log[t + 5]!, log[t + 6]!, log[t + 7] === 1);
     this.markWallets();
   }
 
