@@ -347,3 +347,51 @@ describe('a slow consumer on a shared channel', () => {
     await fast.closed;
   });
 });
+
+describe('a slow consumer on a channel it has alone (frames sent to its socket, no uWS topic)', () => {
+  const PAD = 'x'.repeat(1_000);
+  const FRAMES_MAX = 100_000;
+  const frameOf = (n: number) => `{"stream":"pool_trades","data":{"n":${n},"pad":"${PAD}"}}`;
+  const numbers = (c: TestClient) => c.messages.filter((m) => m.stream === 'pool_trades').map((m) => m.data.n as number);
+
+  it("past the soft limit: its streams stop at the turn's end; it gets every frame sent, then 4008", async () => {
+    const s = (srv = await startWsServer({ config: { ws: { backpressureBytes: 262_144, stalledGraceMs: 60_000 } } }));
+    const S = await account(s);
+    const slow = await S.connect();
+    await subscribed(slow);
+    expect(uwsSubscribers(s, TOPIC)).toBe(0);
+    (slow.ws as any)._socket.pause();
+    let n = 0;
+    // 100 frames (~100 KB) per event-loop turn until the hub stops its streams.
+    while (s.endpoint.sink.has(TOPIC) && n < FRAMES_MAX) {
+      for (let i = 0; i < 100; i++) s.endpoint.sink.publish(TOPIC, frameOf(n++));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    expect(n).toBeLessThan(FRAMES_MAX);
+    expect(messages(s, S.id)).toBe(n);
+    (slow.ws as any)._socket.resume();
+    expect(await slow.closed).toEqual({ code: 4008, reason: 'slow consumer' });
+    expect(numbers(slow)).toEqual(Array.from({ length: n }, (_, i) => i));
+  });
+
+  it('past the hard cap within one turn: the frame uWS drops ends its streams at once; it gets every frame before it, then 4008', async () => {
+    const s = (srv = await startWsServer({ config: { ws: { backpressureBytes: 65_536, backpressureHardBytes: 131_072, stalledGraceMs: 60_000 } } }));
+    const S = await account(s);
+    const slow = await S.connect();
+    await subscribed(slow);
+    (slow.ws as any)._socket.pause();
+    // One synchronous run, no hub turn: once the kernel's buffers are full, past the
+    // hard cap within a few hundred frames.
+    let n = 0;
+    for (; n < FRAMES_MAX && s.endpoint.sink.has(TOPIC); n++) s.endpoint.sink.publish(TOPIC, frameOf(n));
+    expect(s.endpoint.sink.has(TOPIC)).toBe(false);
+    expect(n).toBeLessThan(FRAMES_MAX);
+    (slow.ws as any)._socket.resume();
+    expect(await slow.closed).toEqual({ code: 4008, reason: 'slow consumer' });
+    const got = numbers(slow);
+    // A gap-free prefix, the dropped frame (the last published) not in it; each counted.
+    expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i));
+    expect(got.length).toBe(n - 1);
+    expect(messages(s, S.id)).toBe(got.length);
+  });
+});

@@ -121,9 +121,14 @@ export class Hub implements TopicSink {
       if (only === null) this.o.app.publish(channel.name, out, false, false);
       else {
         // One connection: no uWS topic, the frame is sent to it (after what uWS still
-        // holds for it from topics, so its frames stay in publish order).
+        // holds for it from topics, so its frames stay in publish order). A frame not
+        // sent is not counted; one dropped ends the connection's streams.
         const ws = only.ws;
-        if (ws !== null && ws.send(out, false, false) === SEND_DROPPED) this.markDropped(only);
+        if (ws === null) continue;
+        if (ws.send(out, false, false) === SEND_DROPPED) {
+          this.markDropped(only);
+          continue;
+        }
       }
       channel.pending++;
       if (!channel.dirty) {
