@@ -53,6 +53,12 @@ const shared = (s: WsTestServer, topic: string): boolean => {
   return channel.connections !== null;
 };
 
+/** Closes the clients and waits until each has seen its close. */
+async function closeAll(...clients: TestClient[]): Promise<void> {
+  for (const c of clients) c.close();
+  await Promise.all(clients.map((c) => c.closed));
+}
+
 async function account(s: WsTestServer) {
   const { id, key } = await s.key('pro');
   return { id, connect: () => TestClient.connect(s.url, { key }) };
@@ -110,8 +116,7 @@ describe('a channel gaining and losing connections', () => {
     const again = publish(s, 1);
     expect(await received(b)).toEqual(again);
     expect([messages(s, A.id), messages(s, B.id)]).toEqual([5, 8]);
-    for (const c of [a, b]) c.close();
-    await Promise.all([a.closed, b.closed]);
+    await closeAll(a, b);
   });
 
   it('two connections of one account and one of another: counted per connection on it, also when one leaves by closing', async () => {
@@ -157,8 +162,7 @@ describe('a channel gaining and losing connections', () => {
     expect(got.get(b)!.length).toBe(3 + 4 + 5);
     expect(got.get(a2)!.length).toBe(4 + 5 + 6);
     expect(messages(s, A.id)).toBe(got.get(a1)!.length + got.get(a2)!.length);
-    for (const c of [a1, a2]) c.close();
-    await Promise.all([a1.closed, a2.closed]);
+    await closeAll(a1, a2);
   });
 
   it('overlapping pool_metrics subscriptions keep their references while the channel becomes shared and inline again', async () => {
@@ -203,8 +207,7 @@ describe('a channel gaining and losing connections', () => {
     expect(await a.untilPong()).toEqual([]);
     expect(s.endpoint.sink.has(topic)).toBe(false);
     expect([messages(s, A.id), messages(s, B.id)]).toEqual([3, 1]);
-    for (const c of [a, b]) c.close();
-    await Promise.all([a.closed, b.closed]);
+    await closeAll(a, b);
   });
 
   it('candles channels of one series come and go in any order: each frame built once per channel on it', async () => {
@@ -247,8 +250,7 @@ describe('a channel gaining and losing connections', () => {
     await sub(plain);
     expect(s.endpoint.sink.has(series)).toBe(true);
     expect(await candle(6)).toEqual({ frames: 1, ids: [[], ['@6'], [], []] });
-    for (const c of [x, plain, y, plain2]) c.close();
-    await Promise.all([x.closed, plain.closed, y.closed, plain2.closed]);
+    await closeAll(x, plain, y, plain2);
   });
 });
 
@@ -281,8 +283,7 @@ describe('frames of a channel held alone and of a shared one', () => {
     for (let i = 0; i < 20; i++) alone.push(...publish(s, 1, i % 2 ? TOPIC : TOPIC2));
     expect(await received(a)).toEqual([...before, ...alone]);
     expect(messages(s, A.id)).toBe(order.length + before.length + alone.length);
-    for (const c of [a, b]) c.close();
-    await Promise.all([a.closed, b.closed]);
+    await closeAll(a, b);
   });
 });
 
