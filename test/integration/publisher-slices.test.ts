@@ -125,4 +125,31 @@ describe('the live flush in slices', () => {
       d.cleanup();
     }
   });
+
+  it('a stop during a pass finishes it: every touched pool flushed once, none left', async () => {
+    const d = tempDir();
+    const frames: string[] = [];
+    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
+    await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 });
+    await e.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 });
+    for (const pool of POOLS) await e.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 });
+    await settled();
+    frames.length = 0;
+    let flushingAtStop = false;
+    let stopped: Promise<void> | null = null;
+    e.onApplied(() =>
+      queueMicrotask(() => {
+        // Right after the batch's first slice: the rest of the pass is still to come.
+        flushingAtStop = e.publisher.flushing;
+        stopped = e.stop();
+      }),
+    );
+    await Promise.all(POOLS.map((pool) => e.ingest(swap(pool))));
+    await stopped;
+    expect(flushingAtStop).toBe(true);
+    expect(e.publisher.flushing).toBe(false);
+    expect(frames).toEqual(POOLS);
+    d.cleanup();
+  });
 });
