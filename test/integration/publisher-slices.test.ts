@@ -37,6 +37,16 @@ const settled = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/** The SOL price, the mint and its 150 pools, each applied. */
+async function declareMarket(e: Engine): Promise<void> {
+  const events = [
+    { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
+    { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 },
+    ...POOLS.map((pool) => ({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 })),
+  ];
+  for (const event of events) expect((await e.ingest(event)).status).toBe('applied');
+}
+
 let dir: TempDir;
 let engine: Engine;
 
@@ -46,12 +56,7 @@ beforeAll(async () => {
   // way goes on after each batch and in the next turn, 64 pools a slice.
   engine = await createEngine({ config: testConfig(dir.path), flushMs: 86_400_000, flushSliceMs: 0 });
   engine.attachTopics(sink);
-  expect((await engine.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 })).status).toBe('applied');
-  expect((await engine.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 })).status).toBe('applied');
-  for (const pool of POOLS) {
-    const status = (await engine.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 })).status;
-    expect(status).toBe('applied');
-  }
+  await declareMarket(engine);
   engine.flush();
   take();
 });
@@ -105,9 +110,7 @@ describe('the live flush in slices', () => {
     const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
     try {
       e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
-      await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 });
-      await e.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 });
-      for (const pool of POOLS) await e.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 });
+      await declareMarket(e);
       await new Promise((resolve) => setTimeout(resolve, 20));
       frames.length = 0;
       // Frames published by the end of the turn that applied a batch (its first slice).
@@ -131,9 +134,7 @@ describe('the live flush in slices', () => {
     const frames: string[] = [];
     const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
     e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
-    await e.ingest({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 });
-    await e.ingest({ type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', slot: 1, at: T0 });
-    for (const pool of POOLS) await e.ingest({ type: 'pool', pool_address: pool, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 });
+    await declareMarket(e);
     await settled();
     frames.length = 0;
     let flushingAtStop = false;
