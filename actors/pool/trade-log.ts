@@ -1,4 +1,5 @@
 import { writeNumber } from '../../storage/msgpack-writer.ts';
+import { Slabs } from './slabs.ts';
 import { decodeTrade, readNumberAt, skipValue } from '../../storage/trade-codec.ts';
 import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
 
@@ -245,13 +246,13 @@ export class TradeLog implements EncodedTrades {
       // Fourfold while small: fewer copies for the common pool of a few hundred trades a checkpoint.
       const capacity = this.capacity;
       const grown = Math.min(PAGE, Math.max(32, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
-      const first = carveIndex(STRIDE * grown);
+      const first = slabs.float64(STRIDE * grown);
       if (pages.length) first.set(pages[0]!.subarray(0, STRIDE * this.length));
       pages[0] = first;
       this.capacity = grown;
     }
     while (this.capacity < min) {
-      pages.push(carveIndex(STRIDE * PAGE));
+      pages.push(slabs.float64(STRIDE * PAGE));
       this.capacity += PAGE;
     }
   }
@@ -276,7 +277,7 @@ export class TradeLog implements EncodedTrades {
 
   /** A new chunk to fill, at least `min` bytes: each twice the last, from 4 KiB to 64 KiB. */
   private addChunk(min: number): Buffer {
-    const chunk = carveBytes(Math.max(min, Math.min(CHUNK_MAX, 2 * this.tail.length || CHUNK_MIN)));
+    const chunk = slabs.bytes(Math.max(min, Math.min(CHUNK_MAX, 2 * this.tail.length || CHUNK_MIN)));
     this.chunks.push(chunk);
     this.tail = chunk;
     this.tailUsed = 0;
@@ -286,7 +287,7 @@ export class TradeLog implements EncodedTrades {
 
 /** at, slot, txIndex, eventIndex, chunk, offset, byte length. */
 const STRIDE = 7;
-/** 2,048 trades a page: 112 KiB, a slice of a slab (SLICE_MAX). */
+/** 2,048 trades a page: 112 KiB, a slice of a slab (slabs.ts, SLICE_MAX). */
 const PAGE_BITS = 11;
 const PAGE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE - 1;
@@ -295,40 +296,10 @@ const CHUNK_MAX = 65_536;
 const EMPTY_BYTES = Buffer.alloc(0);
 
 /**
- * Logs take their memory in slices of shared 1 MiB slabs: an ArrayBuffer of its own
- * per chunk and per index cost more than the encoding (a backing store and external
- * memory accounting each). A slab lives as long as one of its slices; a log lives
- * until its pool's next checkpoint, so slabs turn over with checkpoints. Large
- * requests get a buffer of their own.
+ * A log lives until its pool's next checkpoint, so its slabs turn over with
+ * checkpoints; nothing longer-lived shares them.
  */
-const SLAB_BYTES = 1 << 20;
-const SLICE_MAX = SLAB_BYTES >> 3;
-let slab = new ArrayBuffer(0);
-let slabUsed = 0;
-
-/** An 8-aligned offset of `size` bytes in `slab` (a new slab if needed). */
-function carve(size: number): number {
-  const aligned = (size + 7) & ~7;
-  if (slabUsed + aligned > slab.byteLength) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES).buffer as ArrayBuffer;
-    slabUsed = 0;
-  }
-  const at = slabUsed;
-  slabUsed += aligned;
-  return at;
-}
-
-function carveBytes(size: number): Buffer {
-  if (size > SLICE_MAX) return Buffer.allocUnsafeSlow(size);
-  const at = carve(size);
-  return Buffer.from(slab, at, size);
-}
-
-function carveIndex(length: number): Float64Array {
-  if (8 * length > SLICE_MAX) return new Float64Array(length);
-  const at = carve(8 * length);
-  return new Float64Array(slab, at, length);
-}
+const slabs = new Slabs();
 
 /** Writes `t` as a fixarray at `pos` (room checked by the caller); returns the end. */
 function encodeTrade(b: Buffer, pos: number, t: StoredTrade): number {

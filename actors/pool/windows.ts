@@ -1,3 +1,4 @@
+import { Slabs } from './slabs.ts';
 import { WINDOWS, type PoolTrade, type WindowName } from './trade.ts';
 
 /**
@@ -94,7 +95,13 @@ const RES_24H = RES[RINGS - 1]!;
 
 /** A logged trade: at, slot, sub, priceQuote, priceUsd, quote, usd (NaN for none), 1 for a buy. */
 const L = 8;
-/** A log's first length: 4 trades (256 bytes, off the V8 heap). */
+/**
+ * Logs' memory: slices of slabs of their own (slabs.ts), not an ArrayBuffer per log and
+ * per growth. A log lives as long as its pool stays in log mode, far longer than the
+ * trade logs' slices, which turn over at each checkpoint.
+ */
+const logSlabs = new Slabs();
+/** A log's first length: 4 trades (256 bytes). */
 const LOG_CAPACITY_MIN = 4 * L;
 /** The log of a pool with no trade yet: empty, shared, never written (the first trade grows it). */
 const NO_TRADES = new Float64Array(0);
@@ -220,9 +227,9 @@ export class PoolWindows {
 
   /**
    * Log mode (null in ring mode): the trades of the 24h ring, L numbers each, in
-   * [0, logLength). A typed array, doubled as it fills: past 64 bytes its memory is off
-   * the V8 heap, so young-generation GCs do not copy it (a plain array's backing store,
-   * reallocated as it grew, was ~1/3 of what the engine's scavenges copied).
+   * [0, logLength). A slab slice (logSlabs), doubled as it fills: off the V8 heap, so
+   * young-generation GCs do not copy it (a plain array's backing store, reallocated as
+   * it grew, was ~1/3 of what the engine's scavenges copied).
    */
   private log: Float64Array | null = NO_TRADES;
   private logLength = 0;
@@ -370,7 +377,7 @@ export class PoolWindows {
     if (s.log) {
       restore(w.dropped, 0, s.log.dropped);
       const trades = s.log.trades;
-      const log = (w.log = new Float64Array(Math.max(LOG_CAPACITY_MIN, trades.length)));
+      const log = (w.log = logSlabs.float64(Math.max(LOG_CAPACITY_MIN, trades.length)));
       for (let i = 0; i < trades.length; i++) log[i] = trades[i] ?? NaN; // only USD values are ever null
       w.logLength = trades.length;
     } else {
@@ -491,7 +498,7 @@ export class PoolWindows {
   /** A log twice as long (LOG_CAPACITY_MIN at first), holding the trades so far. */
   private growLog(): Float64Array {
     const log = this.log!;
-    const grown = new Float64Array(Math.max(LOG_CAPACITY_MIN, log.length * 2));
+    const grown = logSlabs.float64(Math.max(LOG_CAPACITY_MIN, log.length * 2));
     grown.set(log.subarray(0, this.logLength));
     this.log = grown;
     return grown;
