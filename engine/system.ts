@@ -54,6 +54,11 @@ const CHECKPOINT_KEY = 'checkpoint';
 const RESEARCH_SLICES_MAX = 200;
 /** A slice length from options: none or 0 is all at once. */
 const sliceOf = (sliceMs: number | undefined): number => (sliceMs !== undefined && sliceMs > 0 ? sliceMs : Infinity);
+/** Runs `steps` until they are done (true) or, checked after each, `deadline` (performance.now()) has passed (false). */
+function runUntil(steps: Iterator<void>, deadline: number): boolean {
+  while (!steps.next().done) if (deadline !== Infinity && performance.now() >= deadline) return false;
+  return true;
+}
 /** The latest event time applied, so that an event clock resumes where it was after a restart. */
 const LATEST_AT_KEY = 'latest_event_at';
 
@@ -209,11 +214,12 @@ export class Engine {
   }
 
   /**
-   * The live flush, in slices of flushSliceMs (MarketPublisher.flushWithin): a pass
-   * begins once flushMs have passed since the last began, and goes on in the following
-   * event-loop turns (a setImmediate) and after each batch (under a steady stream of
-   * batches the check phase can come late, and a pass must not fall behind the trades),
-   * so that batches, commits and socket writes run between slices.
+   * The live flush, in slices of flushSliceMs (MarketPublisher.flushPass's steps, run
+   * by runUntil as the checkpoint's are): a pass begins once flushMs have passed since
+   * the last began, and goes on in the following event-loop turns (a setImmediate) and
+   * after each batch (under a steady stream of batches the check phase can come late,
+   * and a pass must not fall behind the trades), so that batches, commits and socket
+   * writes run between slices.
    */
   private flushDue(): void {
     if (!this.publisher.flushing) {
@@ -227,10 +233,10 @@ export class Engine {
   private flushSlice(): void {
     // Stopping: stop() flushes what is left in one go, before storage closes.
     if (this.state !== 'ready') return;
-    if (!this.publisher.flushWithin(this.flushSliceMs) && !this.flushSliceScheduled) {
-      this.flushSliceScheduled = true;
-      setImmediate(this.flushNextSlice);
-    }
+    const pass = this.publisher.flushPass();
+    if (pass === null || runUntil(pass, performance.now() + this.flushSliceMs) || this.flushSliceScheduled) return;
+    this.flushSliceScheduled = true;
+    setImmediate(this.flushNextSlice);
   }
   private readonly flushNextSlice = (): void => {
     this.flushSliceScheduled = false;
@@ -388,12 +394,9 @@ export class Engine {
    * engine stopped between slices: stop() writes its own checkpoint and closes storage.
    */
   private async inSlices(steps: Iterator<void>, sliceMs: number): Promise<boolean> {
-    let deadline = performance.now() + sliceMs;
-    while (!steps.next().done) {
-      if (sliceMs === Infinity || performance.now() < deadline) continue;
+    while (!runUntil(steps, performance.now() + sliceMs)) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.state !== 'ready') return false;
-      deadline = performance.now() + sliceMs;
     }
     return true;
   }

@@ -58,8 +58,8 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURR
  */
 export class MarketPublisher implements PoolOutputs {
   private touched = new Map<string, PoolState>();
-  /** The flush pass in progress: pools touched before it began and not flushed yet. */
-  private pass: { pools: IterableIterator<PoolState>; size: number } | null = null;
+  /** The flush pass under way (passOver the pools touched before it began), or null. */
+  private pass: Generator<void> | null = null;
   /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
   private metricsTouched = new Set<string>();
   private readonly watches = new Map<string, PoolWatch>();
@@ -121,26 +121,25 @@ export class MarketPublisher implements PoolOutputs {
     for (const pool of state.pools) this.metricsTouched.add(pool);
   }
 
-  /** Flushes every pool touched since the last flush, a pass begun by `flushWithin` first (see the class comment). */
+  /** Flushes every pool touched since the last flush, the pass under way first (see the class comment). */
   flush(): void {
-    this.flushWithin(Infinity);
-    if (this.touched.size > 0) this.flushWithin(Infinity);
+    for (let pass = this.flushPass(); pass !== null; pass = this.flushPass()) while (!pass.next().done);
   }
 
-  /** Whether a pass begun by `flushWithin` has pools left. */
+  /** Whether a flush pass has pools left. */
   get flushing(): boolean {
     return this.pass !== null;
   }
 
   /**
-   * One slice of a flush: goes on with the pass in progress, or begins one with the
-   * pools touched since the last, and stops once `budgetMs` has passed; true when the
-   * pass is done. A pass over thousands of pools (~2.5 µs each) would hold the event
-   * loop for over 10 ms, and every frame behind it. A pool touched again while a pass
-   * is on is flushed again in the next: its newer changes, if the pass has not taken
-   * them already.
+   * The flush pass under way, or a new one over the pools touched since the last (null:
+   * none touched). Each step flushes 64 pools, so that the engine runs a pass in slices
+   * (Engine.flushDue): a pass over thousands of pools (~2.5 µs each) would hold the
+   * event loop for over 10 ms, and every frame behind it. A pool touched again while a
+   * pass is on is flushed again in the next: its newer changes, if the pass has not
+   * taken them already.
    */
-  flushWithin(budgetMs: number): boolean {
+  flushPass(): Iterator<void> | null {
     if (this.metricsTouched.size > 0) {
       const pools = this.metricsTouched;
       this.metricsTouched = new Set();
@@ -148,27 +147,35 @@ export class MarketPublisher implements PoolOutputs {
       // Pools that also traded publish their metrics with the rest of their flush below.
       for (const pool of pools) if (!this.touched.has(pool)) this.publishMetrics(pool, sink);
     }
-    let pass = this.pass;
-    if (pass === null) {
-      if (this.touched.size === 0) return true;
-      pass = this.pass = { pools: this.touched.values(), size: this.touched.size };
+    if (this.pass === null && this.touched.size > 0) {
+      this.pass = this.passOver(this.touched);
       this.touched = new Map();
     }
-    const sink = this.deps.sink();
-    const now = this.deps.now();
-    const deadline = performance.now() + budgetMs;
-    for (let k = 1; ; k++) {
-      const next = pass.pools.next();
-      if (next.done) break;
-      this.flushPool(next.value, sink, now);
-      if ((k & 63) === 0 && performance.now() >= deadline) return false;
+    return this.pass;
+  }
+
+  private *passOver(touched: Map<string, PoolState>): Generator<void> {
+    let sink = this.deps.sink();
+    let now = this.deps.now();
+    try {
+      let k = 0;
+      for (const state of touched.values()) {
+        this.flushPool(state, sink, now);
+        if ((++k & 63) === 0) {
+          yield;
+          // Later turns: the sink may have changed, and time has passed.
+          sink = this.deps.sink();
+          now = this.deps.now();
+        }
+      }
+    } finally {
+      // Also when a pool's flush threw: the pass ends there, the next begins afresh.
+      this.pass = null;
     }
-    this.pass = null;
     this.history.trim(now - RESUME_HISTORY_MS);
-    if (this.watches.size > 2 * pass.size + 1_000) {
+    if (this.watches.size > 2 * touched.size + 1_000) {
       for (const [pool, watch] of this.watches) if (now - watch.checkedAt > 10 * this.checkMs) this.watches.delete(pool);
     }
-    return true;
   }
 
   private flushPool(state: PoolState, sink: TopicSink, now: number): void {
