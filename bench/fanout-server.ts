@@ -93,6 +93,7 @@ function sampled(sink: TopicSink): TopicSink {
       }
       sink.publish(topic, frame);
     },
+    flush: () => sink.flush?.(),
   };
 }
 /** tx_index (µs) and created_at (ms) in a pool_trades frame (engine/market/views.ts field order). */

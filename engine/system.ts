@@ -206,6 +206,8 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
+    // The batch's frames go out now, not after the live flush slice below.
+    this.topicSink.flush?.();
     if (events) {
       if (listening) this.notifyApplied(events);
       if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });

@@ -20,6 +20,11 @@ export interface TopicSink {
   has(topic: string): boolean;
   /** Sends one frame to every subscriber of the topic. */
   publish(topic: string, frame: string): void;
+  /**
+   * Writes what `publish` has buffered so far, where the sink buffers (the WebSocket
+   * hub's outboxes); the engine calls it once a batch is applied, before its live flush.
+   */
+  flush?(): void;
 }
 
 /** A sink with no subscribers: the engine's default until a transport attaches. */

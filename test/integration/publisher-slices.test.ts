@@ -138,6 +138,29 @@ describe('the live flush in slices', () => {
     }
   });
 
+  it("a batch's trade frames are handed on (the sink's flush) before the live flush slice that follows it", async () => {
+    const d = tempDir();
+    const calls: string[] = [];
+    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    try {
+      e.attachTopics({
+        has: (topic) => topic.startsWith('pool_metrics:') || topic.startsWith('pool_trades:'),
+        publish: (topic) => void calls.push(topic.slice(0, topic.indexOf(':'))),
+        flush: () => void calls.push('flush'),
+      });
+      await declareMarket(e);
+      await settled();
+      calls.length = 0;
+      await Promise.all(POOLS.map((pool) => e.ingest(swap(pool))));
+      // One batch: its 150 trade frames, the flush, then the first slice (64 pools).
+      expect(calls.slice(0, 152)).toEqual([...POOLS.map(() => 'pool_trades'), 'flush', 'pool_metrics']);
+      expect(calls.slice(151, 151 + 64).every((c) => c === 'pool_metrics')).toBe(true);
+    } finally {
+      await e.stop();
+      d.cleanup();
+    }
+  });
+
   it('a stop during a pass finishes it: every touched pool flushed once, none left', async () => {
     const d = tempDir();
     const frames: string[] = [];

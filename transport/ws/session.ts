@@ -8,7 +8,7 @@ import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
-import type { AccountEntry, Hub, HubConnection } from './hub.ts';
+import type { AccountEntry, Hub, HubConnection, Outbox } from './hub.ts';
 import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
@@ -67,6 +67,7 @@ export class Connection implements HubConnection {
   account: AccountEntry | null = null;
   checkedTurn = -1;
   dropped = false;
+  outbox: Outbox | null = null;
   private lifecycle: ConnectionSnapshot = initialConnection;
   /**
    * By Subscription.key: the channel a subscription joined, or pool_metrics's channels
@@ -147,6 +148,8 @@ export class Connection implements HubConnection {
     const ws = this.ws;
     if (!ws) return;
     this.closeLabel ??= String(code);
+    // Frames published before the close go out before the close frame.
+    this.ctx.hub.flushOutbox(this);
     ws.end(code, reason);
   }
 
@@ -156,6 +159,7 @@ export class Connection implements HubConnection {
     // A slow consumer (closing) left its channels when its streams stopped.
     const joined = this.state === 'authenticated';
     this.ws = null;
+    this.outbox = null;
     this.transition({ type: 'connection.close' });
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -339,6 +343,9 @@ export class Connection implements HubConnection {
   private send(frame: string): boolean {
     const ws = this.ws;
     if (!ws || this.dropped || this.state !== 'authenticated') return false;
+    // Frames published before this one go first (a write of their own, corked).
+    this.ctx.hub.flushOutbox(this);
+    if (this.dropped) return false;
     const status = ws.send(frame, false, false);
     if (status === SEND_DROPPED) return false;
     if (status !== 1 && ws.getBufferedAmount() > this.ctx.config.backpressureBytes) this.slow();
