@@ -122,6 +122,7 @@ export class Engine {
       log: this.log.child({ part: 'ingest' }),
       batchMax: options.config.ingest.batchMax,
       batchesInFlightMax: options.config.ingest.batchesInFlightMax,
+      swapColumns: true,
     });
     const hostOptions = {
       storage: this.storage,

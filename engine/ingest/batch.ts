@@ -1,4 +1,6 @@
 import type { IngestEvent } from './events.ts';
+import type { ParsedChunk } from './parsed-chunk.ts';
+import { swapFromColumns } from './swap-columns.ts';
 
 const NEWLINE = 0x0a;
 
@@ -29,8 +31,9 @@ export function logLineCount(bytes: Uint8Array): number {
 /**
  * Events that passed the gate and are committed in one ingest-log transaction, in
  * seq order: event i has seq firstSeq + i. Events that reached the gate as objects
- * are kept; the others (validated on the parse worker) are parsed from the log bytes
- * on first access, so a consumer that needs no events costs nothing.
+ * are kept; the others (validated on the parse worker) are built from their swap
+ * columns (swap-columns.ts) or parsed from the log bytes on first access, so a
+ * consumer that needs no events costs nothing.
  */
 export class CommittedBatch {
   private parsed: IngestEvent[] | null = null;
@@ -39,6 +42,10 @@ export class CommittedBatch {
     readonly firstSeq: number,
     readonly bytes: Buffer,
     private readonly known: Array<IngestEvent | undefined>,
+    /** Per event: the parsed chunk holding its swap columns, or null; absent: none has. */
+    private readonly columns: ReadonlyArray<ParsedChunk | null> | null = null,
+    /** Per event: its row in those columns. */
+    private readonly rows: readonly number[] | null = null,
   ) {}
 
   get count(): number {
@@ -46,11 +53,11 @@ export class CommittedBatch {
   }
 
   /**
-   * Calls `fn` with each event in seq order. Lines with no object are parsed as they
-   * come and kept nowhere: an event applied this way is garbage before the next
-   * young-generation GC in most cases, where the parsed `events` of a whole batch lived
-   * through it, got copied, and often promoted (most of what the engine's scavenges
-   * copied). Uses `events` once something has parsed them.
+   * Calls `fn` with each event in seq order. Events not kept are built (from columns)
+   * or parsed as they come and kept nowhere: an event applied this way is garbage
+   * before the next young-generation GC in most cases, where the parsed `events` of a
+   * whole batch lived through it, got copied, and often promoted (most of what the
+   * engine's scavenges copied). Uses `events` once something has parsed them.
    */
   each(fn: (event: IngestEvent, i: number) => void): void {
     const known = this.known;
@@ -59,20 +66,32 @@ export class CommittedBatch {
       for (let i = 0; i < events.length; i++) fn(events[i]!, i);
       return;
     }
-    let i = 0;
-    for (const line of logLines(this.bytes)) {
+    const { bytes, columns, rows } = this;
+    let start = 0;
+    for (let i = 0; i < known.length; i++) {
+      const nl = bytes.indexOf(NEWLINE, start);
+      const end = nl === -1 ? bytes.length : nl;
       const event = known[i];
-      fn(event === undefined ? (JSON.parse(line) as IngestEvent) : event, i++);
+      const chunk = columns === null ? null : columns[i]!;
+      if (event !== undefined) fn(event, i);
+      else if (chunk !== null) fn(swapFromColumns(chunk.bytes as Buffer, chunk.swaps!, rows![i]!), i);
+      else fn(JSON.parse(bytes.toString('utf8', start, end)) as IngestEvent, i);
+      start = end + 1;
     }
   }
 
-  /** Every event, parsed once and kept (for consumers that need them all at once). */
+  /**
+   * Every event, parsed once and kept (for consumers that need them all at once): as
+   * `JSON.parse` of its line gives it, unknown fields and key order included.
+   */
   get events(): IngestEvent[] {
     if (!this.parsed) {
       const known = this.known;
-      this.each((event, i) => {
-        known[i] = event;
-      });
+      let i = 0;
+      for (const line of logLines(this.bytes)) {
+        if (known[i] === undefined) known[i] = JSON.parse(line) as IngestEvent;
+        i++;
+      }
       this.parsed = known as IngestEvent[];
     }
     return this.parsed;

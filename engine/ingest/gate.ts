@@ -26,6 +26,10 @@ interface OpenBatch {
   text: string;
   /** The event objects the gate holds (undefined for lines validated on the worker). */
   events: Array<IngestEvent | undefined>;
+  /** Per event: the parsed chunk that holds its swap columns, or null (CommittedBatch). */
+  columns: Array<ParsedChunk | null>;
+  /** Per event: its row in those columns (-1 without). */
+  rows: number[];
   typeCounts: Record<string, number>;
   mints: Array<[string, number]>;
   /** Resolves when this batch is durable. */
@@ -40,6 +44,8 @@ export interface GateOptions {
   log: Logger;
   batchMax: number;
   batchesInFlightMax: number;
+  /** See IngestSink.swapColumns: true for an engine's gate, whose batches the actors apply. */
+  swapColumns?: boolean;
 }
 
 /**
@@ -51,6 +57,7 @@ export interface GateOptions {
  */
 export class IngestGate implements IngestSink {
   readonly committed$ = new Subject<CommittedBatch>();
+  readonly swapColumns: boolean;
   private readonly storage: Storage;
   private readonly metrics: Metrics;
   private readonly log: Logger;
@@ -78,6 +85,7 @@ export class IngestGate implements IngestSink {
   private readonly released: Array<{ firstSeq: number; bytes: Buffer }> = [];
 
   constructor(options: GateOptions) {
+    this.swapColumns = options.swapColumns ?? false;
     this.storage = options.storage;
     this.metrics = options.metrics;
     this.log = options.log;
@@ -114,7 +122,7 @@ export class IngestGate implements IngestSink {
    */
   submitParsed(chunk: ParsedChunk, origin: string): void {
     for (const r of chunk.rejects) this.reject(r.reason, r.raw, `${origin}:${r.position}`, r.type, r.unknownType);
-    const { buckets, bucketEnds, members, types, ends, tokens, unknownFields } = chunk;
+    const { buckets, bucketEnds, members, types, ends, tokens, unknownFields, swaps } = chunk;
     const bytes = chunk.bytes as Buffer;
     const count = ends.length;
     // A chunk is never split across batches, and starts a new one when it would take
@@ -145,6 +153,9 @@ export class IngestGate implements IngestSink {
       this.identities.add(bucket, members[i]!, batch.firstSeq);
       this.nextSeq++;
       batch.events.push(undefined);
+      const row = swaps === undefined ? -1 : swaps.rows[i]!;
+      batch.columns.push(row === -1 ? null : chunk);
+      batch.rows.push(row);
       const type = EVENT_TYPES[types[i]!]!;
       batch.typeCounts[type] = (batch.typeCounts[type] ?? 0) + 1;
       if (unknownFields[i]) this.metrics.unknownFields.inc({ type });
@@ -274,6 +285,8 @@ export class IngestGate implements IngestSink {
     this.identities.add(bucket, member, batch.firstSeq);
     batch.text += (line ?? JSON.stringify(event)) + '\n';
     batch.events.push(event);
+    batch.columns.push(null);
+    batch.rows.push(-1);
     batch.typeCounts[event.type] = (batch.typeCounts[event.type] ?? 0) + 1;
     if (batch.events.length >= this.batchMax) this.writeOpenBatch();
     return { status: 'applied', seq };
@@ -290,7 +303,7 @@ export class IngestGate implements IngestSink {
     // Awaited only by embedded callers; a failure is also recorded by chain().
     durable.catch(() => undefined);
     this.open = {
-      firstSeq: this.nextSeq, pieces: [], text: '', events: [], typeCounts: {}, mints: [],
+      firstSeq: this.nextSeq, pieces: [], text: '', events: [], columns: [], rows: [], typeCounts: {}, mints: [],
       durable, resolveDurable, rejectDurable,
     };
     if (!this.flushScheduled) {
@@ -347,12 +360,14 @@ export class IngestGate implements IngestSink {
     // The events go with the CommittedBatch only: `batch` stays referenced until the
     // fsync (~100 ms), and parsed events held that long survive young-generation GCs
     // and get copied and promoted (most of the engine's GC time, when they were).
-    const events = batch.events;
+    const { events, columns, rows } = batch;
     batch.events = [];
+    batch.columns = [];
+    batch.rows = [];
     const logged = { firstSeq: batch.firstSeq, bytes };
     queueMicrotask(() => {
       this.released.push(logged);
-      this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events));
+      this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events, columns, rows));
     });
     // Settles in write order, so `logged` is the first one left in all but odd cases.
     // A failed batch leaves too: the log never holds it, and nothing after it is acknowledged.

@@ -36,7 +36,7 @@ export class ChunkParser {
    * is transferred, not copied, when the piece spans all of it, or when the caller
    * says nothing else uses the rest (`transferable`); otherwise the piece is copied.
    */
-  parse(bytes: Buffer, transferable = false): Promise<ParsedChunk> {
+  parse(bytes: Buffer, transferable = false, swapColumns = false): Promise<ParsedChunk> {
     if (this.failure) return Promise.reject(this.failure);
     const own = !(bytes.buffer instanceof SharedArrayBuffer) && (transferable || (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength));
     const payload = own ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
@@ -44,7 +44,7 @@ export class ChunkParser {
     this.next = (this.next + 1) % this.workers.length;
     return new Promise((resolve, reject) => {
       entry.waiting.push({ resolve, reject });
-      entry.worker.postMessage({ bytes: payload, lineBytesMax: this.lineBytesMax } satisfies ParseRequest, [payload.buffer as ArrayBuffer]);
+      entry.worker.postMessage({ bytes: payload, lineBytesMax: this.lineBytesMax, swapColumns } satisfies ParseRequest, [payload.buffer as ArrayBuffer]);
     });
   }
 

@@ -1,7 +1,8 @@
 import { parentPort } from 'node:worker_threads';
-import { EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES, type IngestEvent } from './events.ts';
 import { LineSplitter } from './lines.ts';
 import type { ParsedChunk } from './parsed-chunk.ts';
+import { SwapColumnsBuilder } from './swap-columns.ts';
 import { validateLine } from './validate.ts';
 
 /**
@@ -12,6 +13,8 @@ import { validateLine } from './validate.ts';
 export interface ParseRequest {
   bytes: Uint8Array;
   lineBytesMax: number;
+  /** Send swap lines as columns too (swap-columns.ts). */
+  swapColumns: boolean;
 }
 
 const NEWLINE = Buffer.from('\n');
@@ -30,6 +33,7 @@ class Builder {
   /** True while every kept line is the input line with its newline, back to back. */
   private verbatim = true;
   private inputEnd = 0;
+  constructor(private readonly swaps: SwapColumnsBuilder | null) {}
   tokens: ParsedChunk['tokens'] = [];
   rejects: ParsedChunk['rejects'] = [];
 
@@ -37,9 +41,11 @@ class Builder {
     return this.ends.length;
   }
 
-  add(line: Buffer, lineStart: number, position: number, type: string, bucket: string, member: string, unknownFields: boolean): void {
+  add(line: Buffer, lineStart: number, position: number, event: IngestEvent, bucket: string, member: string, unknownFields: boolean): void {
     if (lineStart !== this.inputEnd) this.verbatim = false;
     this.inputEnd = lineStart + line.length + 1;
+    // Where the line starts in the output bytes (the input itself while verbatim, the copy otherwise: the same place).
+    this.swaps?.add(line, this.size, event, unknownFields);
     this.parts.push(line, NEWLINE);
     this.size += line.length + 1;
     this.ends.push(this.size);
@@ -50,7 +56,7 @@ class Builder {
       this.bucketEnds.push(this.ends.length);
     }
     this.members.push(member);
-    this.types.push(TYPE_CODE.get(type)!);
+    this.types.push(TYPE_CODE.get(event.type)!);
     this.unknown.push(unknownFields ? 1 : 0);
     this.positions.push(position);
   }
@@ -79,12 +85,13 @@ class Builder {
       lines,
       tokens: this.tokens,
       rejects: this.rejects,
+      swaps: this.swaps?.finish(),
     };
   }
 }
 
-export function parsePiece(bytes: Buffer, lineBytesMax: number): ParsedChunk {
-  const out = new Builder();
+export function parsePiece(bytes: Buffer, lineBytesMax: number, swapColumns = true): ParsedChunk {
+  const out = new Builder(swapColumns ? new SwapColumnsBuilder(Math.ceil(bytes.length / 256)) : null);
   const splitter = new LineSplitter(lineBytesMax, {
     line(line, position) {
       const lineStart = line.byteOffset - bytes.byteOffset;
@@ -97,7 +104,7 @@ export function parsePiece(bytes: Buffer, lineBytesMax: number): ParsedChunk {
       if (e.type === 'token') {
         out.tokens.push({ index: out.count, token: e.token_address, decimals: e.decimals !== undefined && e.supply_raw !== undefined ? e.decimals : null });
       }
-      out.add(line, lineStart, position, e.type, v.bucket, v.member, v.unknownFields);
+      out.add(line, lineStart, position, e, v.bucket, v.member, v.unknownFields);
     },
     reject(reason, head, position) {
       out.rejects.push({ position, reason, raw: head.toString('latin1') });
@@ -109,6 +116,8 @@ export function parsePiece(bytes: Buffer, lineBytesMax: number): ParsedChunk {
 }
 
 parentPort?.on('message', (request: ParseRequest) => {
-  const chunk = parsePiece(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), request.lineBytesMax);
-  parentPort!.postMessage(chunk, [chunk.bytes.buffer as ArrayBuffer]);
+  const chunk = parsePiece(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), request.lineBytesMax, request.swapColumns);
+  const transfer = [chunk.bytes.buffer as ArrayBuffer];
+  if (chunk.swaps) transfer.push(chunk.swaps.rows.buffer as ArrayBuffer, chunk.swaps.offsets.buffer as ArrayBuffer, chunk.swaps.numbers.buffer as ArrayBuffer);
+  parentPort!.postMessage(chunk, transfer);
 });

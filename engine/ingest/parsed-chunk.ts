@@ -1,3 +1,5 @@
+import type { SwapColumns } from './swap-columns.ts';
+
 /**
  * NDJSON lines validated off the main thread (parse-worker.ts), in input order. The
  * valid lines travel as one transferred buffer, so the main thread neither parses nor
@@ -26,6 +28,8 @@ export interface ParsedChunk {
   lines: number;
   /** Token events: their mint, and decimals when the event carries both decimals and supply_raw. */
   tokens: Array<{ index: number; token: string; decimals: number | null }>;
+  /** Swap lines as columns (swap-columns.ts); absent when the chunk has none. */
+  swaps?: SwapColumns;
   /** Lines that failed, for dead letters or (unknown types) the ignored count. */
   rejects: Array<{ position: number; reason: string; raw: string; type?: string; unknownType?: boolean }>;
 }

@@ -173,7 +173,7 @@ export function ndjsonSource(options: NdjsonOptions): Source {
         if (wait) await wait;
       };
       const send = (piece: Buffer | null) => {
-        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece, OWN_BUFFERS.has(piece.buffer)) });
+        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece, OWN_BUFFERS.has(piece.buffer), sink.swapColumns === true) });
       };
       try {
         for await (const chunk of stream) {

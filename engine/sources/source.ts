@@ -15,6 +15,11 @@ export interface IngestSink {
   /** Submit NDJSON lines already validated on the parse worker, in input order. */
   submitParsed(chunk: ParsedChunk, origin: string): void;
   /**
+   * Whether the sink's events are applied (an engine's gate), so that parse workers
+   * should send swap lines as columns too (engine/ingest/swap-columns.ts). Absent: no.
+   */
+  readonly swapColumns?: boolean;
+  /**
    * Backpressure: a promise to await before submitting more when too many batches
    * are waiting for their commit, or null when the source may go on.
    */
