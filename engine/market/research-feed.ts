@@ -55,9 +55,13 @@ export interface ResearchPage<T, P> {
   prices: QuotePrices;
 }
 
-/** How often the timer refreshes dirty records, and the time it may take per tick. */
-const REFRESH_INTERVAL_MS = 1_000;
-const REFRESH_SLICE_MS = 20;
+/**
+ * How often the timer refreshes dirty records, and the time it may take per tick: 20 ms
+ * a second, in slices no longer than the live flush's and the checkpoint's (one slice
+ * of 20 ms a second held every stream frame behind it).
+ */
+const REFRESH_INTERVAL_MS = 250;
+const REFRESH_SLICE_MS = 5;
 
 export class ResearchFeed {
   readonly tokens = new TokenSearchFeed();
@@ -105,7 +109,8 @@ export class ResearchFeed {
   onEvent(e: IngestEvent): void {
     switch (e.type) {
       case 'swap':
-        this.touchPool(e.pool_address);
+        // A dirty pool's tokens are dirty too: tokens are refreshed only once no pool is.
+        if (!this.dirtyPools.has(e.pool_address)) this.touchPool(e.pool_address);
         break;
       case 'pool':
         this.linkPool(e.pool_address, e.base_address, e.quote_address);
