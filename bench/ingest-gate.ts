@@ -34,6 +34,8 @@ export interface GateRun {
  */
 export async function runGate(file: string, dataDir: string): Promise<GateRun> {
   const storage = openStorage(dataDir);
+  // Nothing applies these events, so the gate asks the parse workers for no swap
+  // columns (engine/ingest/swap-columns.ts), which an engine's gate does.
   const gate = new IngestGate({ storage, metrics: createMetrics(), log: silentLogger(), batchMax: 2_000, batchesInFlightMax: 8 });
   const source = ndjsonSource({ path: file, lineBytesMax: 1 << 20 });
   const started = performance.now();

@@ -125,6 +125,7 @@ Choices where the specification is open:
 - Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
 - Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq.
 - Backpressure: a connection whose unsent data passes 1 MiB is a slow consumer. Its streams stop at once, so it never gets a frame after a missing one; once it reads again it gets what was queued and then close 4008. One that reads nothing for 2 s more is cut without a close frame. Other connections are not affected.
+- Order: a connection gets its frames in the order they were published, across all its subscriptions; frames published before a close (4402, 4429, 4008) reach it before the close frame, and a control frame (pong, error) follows the frames published before it.
 - Keepalive: clients ping every 15 s; the server closes a connection silent for 32 s, and pings one that has been silent for 16 s. Compression is off.`;
 
 function streamChannel(stream: LiveStream) {
