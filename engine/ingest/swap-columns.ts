@@ -10,8 +10,8 @@ import type { SwapEvent } from './events.ts';
  * lies in the chunk's bytes and the numbers as they parsed. It vouches only for lines
  * with no fields INGEST.md does not name, whose every string value follows its key
  * right after `":"`, once, without escapes: a line with whitespace around a colon, an
- * escape in a value, a repeated key or unknown fields is parsed from its JSON as
- * before. The event built from columns has the same fields and values as
+ * escape in a key or a value, a repeated key or unknown fields is parsed from its
+ * JSON as before. The event built from columns has the same fields and values as
  * `JSON.parse` of its line (a missing real reserve is an undefined field).
  */
 
@@ -35,6 +35,7 @@ const NULL_START = 1;
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 
@@ -107,10 +108,11 @@ export class SwapColumnsBuilder {
    * over the line, key to key: a key's string value is skipped by the validated
    * value's length (the byte after it must be its closing quote), other values up to
    * the next key's quote. The line has no unknown fields, so its keys are the swap's
-   * own, told apart by length. Validated values are ASCII (base58, digits) without
-   * quotes, and an escape only makes a value's bytes longer: a closing quote right
-   * after the value's length means the bytes are the value. Anything else (whitespace
-   * between tokens, a key seen twice, which JSON.parse takes the last of): no row.
+   * own, told apart by length (a key with an escape, whose bytes are longer than its
+   * name, gives no row). Validated values are ASCII (base58, digits) without quotes,
+   * and an escape only makes a value's bytes longer: a closing quote right after the
+   * value's length means the bytes are the value. Anything else (whitespace between
+   * tokens, a key seen twice, which JSON.parse takes the last of): no row.
    */
   private locate(line: Buffer, start: number, e: SwapEvent): boolean {
     const found = this.found;
@@ -119,10 +121,13 @@ export class SwapColumnsBuilder {
     let p = line[0] === OPEN ? 1 : length;
     while (p < length) {
       if (line[p] !== QUOTE) return false;
-      // The key: up to its closing quote (keys hold no quotes).
+      // The key: up to its closing quote. A key with an escape is not read by its length.
       const keyFrom = p + 1;
       let keyTo = keyFrom;
-      while (keyTo < length && line[keyTo] !== QUOTE) keyTo++;
+      while (keyTo < length && line[keyTo] !== QUOTE) {
+        if (line[keyTo] === BACKSLASH) return false;
+        keyTo++;
+      }
       if (line[keyTo + 1] !== COLON) return false;
       p = keyTo + 2;
       if (line[p] !== QUOTE) {

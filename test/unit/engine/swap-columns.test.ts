@@ -41,6 +41,19 @@ function applied(lines: string[]): { chunk: ParsedChunk; events: unknown[]; pars
   }
 }
 
+/**
+ * Keys written with an escape, each as long as another field's name: read by length,
+ * the first pool_address's bytes would pass for the pool (JSON.parse keeps the second),
+ * the second's for quote_reserve_raw, and that one's for real_quote_reserve_raw.
+ */
+function escapedKeys(): string {
+  const [a, b] = [base58(r, 40), base58(r, 40)];
+  const [q, real] = ['1'.repeat(40), '2'.repeat(40)];
+  return JSON.stringify(swap({ pool_address: a, quote_reserve_raw: q, real_quote_reserve_raw: real }))
+    .replace('"quote_reserve_raw":', `"pool\\u005faddress":"${b}","quote\\u005freserve_raw":`)
+    .replace('"real_quote_reserve_raw":', '"real\\u005fquote_reserve_raw":');
+}
+
 describe('swap columns', () => {
   it('give each swap the fields and values of its parsed line: real reserves given, null or missing, and u64 amounts', () => {
     const lines = [
@@ -65,7 +78,7 @@ describe('swap columns', () => {
     expect((events[2] as { real_base_reserve_raw: unknown }).real_base_reserve_raw).toBeUndefined();
   });
 
-  it('are not vouched for on lines with whitespace around a colon, an escape in a value, unknown fields or a repeated key: those are parsed', () => {
+  it('are not vouched for on lines with whitespace around a colon, an escape in a key or a value, unknown fields or a repeated key: those are parsed', () => {
     const s = swap();
     const lines = [
       JSON.stringify(s).replace('"pool_address":"', '"pool_address": "'),
@@ -73,11 +86,13 @@ describe('swap columns', () => {
       JSON.stringify(swap({ memo: 'hello' })),
       // A repeated key: JSON.parse keeps the last value.
       JSON.stringify(swap()).replace('"side":', `"pool_address":"${base58(r, 44)}","side":`),
+      escapedKeys(),
       JSON.stringify(swap()),
     ];
     const { chunk, events, parses } = applied(lines);
-    expect(Array.from(chunk.swaps!.rows)).toEqual([-1, -1, -1, -1, 0]);
-    expect(parses).toBe(4);
+    expect(Array.from(chunk.swaps!.rows)).toEqual([-1, -1, -1, -1, -1, 0]);
+    expect(parses).toBe(5);
+    expect(events).toEqual(lines.map((line) => JSON.parse(line)));
     expect(events).toEqual(lines.map((line) => JSON.parse(line)));
     // The escaped amount reads as its value.
     expect((events[1] as { base_amount_raw: string }).base_amount_raw).toMatch(/^1\d+$/);
