@@ -244,6 +244,48 @@ export class MarketQuery {
     return `${pool}:${base}:${quote}:${others}:${Math.floor(this.clock.now() / 1_000)}`;
   }
 
+  /**
+   * A version of a trades page of GET /pools/{pool}/trades (for the response cache):
+   * the pool's seq (its trades and info), its tokens' seqs (a quote token's supply
+   * prices the token side), every wallet label's (labels.version), and the second of
+   * the clock (the 24-hour window moves with it). null when one is not in memory.
+   */
+  poolTradesVersion(address: string): string | null {
+    const v = this.tradesVersionOf(address);
+    return v === null ? null : `${v}:${this.labelsVersion()}:${Math.floor(this.clock.now() / 1_000)}`;
+  }
+
+  /** The same for GET /tokens/{token}/trades: the token's seq (its pools) and each pool's part. */
+  tokenTradesVersion(address: string): string | null {
+    const h = this.hosts;
+    const token = h.tokens.versionOf(address);
+    if (token === undefined) return null;
+    let out = `${token}`;
+    for (const pool of (h.tokens.get(address) as TokenState).pools) {
+      const v = this.tradesVersionOf(pool);
+      if (v === null) return null;
+      out += `:${v}`;
+    }
+    return `${out}:${this.labelsVersion()}:${Math.floor(this.clock.now() / 1_000)}`;
+  }
+
+  /** A pool's seq and its tokens' (a known quote mint: 0, no supply read). */
+  private tradesVersionOf(address: string): string | null {
+    const h = this.hosts;
+    const pool = h.pools.versionOf(address);
+    if (pool === undefined) return null;
+    const info = (h.pools.get(address) as PoolState).info;
+    if (!info) return null;
+    const base = h.tokens.versionOf(info.base_address);
+    const quote = info.quote_address in KNOWN_MINTS ? 0 : h.tokens.versionOf(info.quote_address);
+    if (base === undefined || quote === undefined) return null;
+    return `${pool}.${base}.${quote}`;
+  }
+
+  private labelsVersion(): number {
+    return this.hosts.labels?.version ?? 0;
+  }
+
   /** A version of a pool's candles: they change only with the pool's own events. */
   candlesVersion(address: string): string | null {
     const pool = this.hosts.pools.versionOf(address);

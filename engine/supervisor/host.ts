@@ -90,6 +90,8 @@ export class ActorHost<S> {
   private readonly initialLifecycle: AnyMachineSnapshot | null;
   /** The highest seq delivered to this host; snapshots record it. */
   private appliedSeq = 0;
+  /** The seq of the last event one of its actors was given (a version of the host's state as a whole). */
+  private changedSeq = 0;
   /** The event being applied, for ctx.reject (set only by live delivery, not by rebuilds). */
   private applying: { key: string; event: IngestEvent; seq: number } | null = null;
   /** One object reused for `applying` on live delivery (one per event cost an allocation each). */
@@ -152,6 +154,14 @@ export class ActorHost<S> {
    */
   versionOf(key: string): number | undefined {
     return this.residents.get(key)?.seq;
+  }
+
+  /**
+   * The seq of the last event any of its actors was given: unchanged, no actor of the
+   * host changed (for caches that read many of them, as trade records read labels).
+   */
+  get version(): number {
+    return this.changedSeq;
   }
 
   /** The lifecycle state value of an actor, if its kind has a machine. */
@@ -311,6 +321,7 @@ export class ActorHost<S> {
   }
 
   private deliverTo(key: string, event: IngestEvent, seq: number): void {
+    this.changedSeq = seq;
     if (this.stopped.size > 0 && this.stopped.has(key)) {
       this.options.deadLetter('actor', `actor ${this.idOf(key)} is stopped after repeated crashes`, event, `actor:${this.idOf(key)}`, { seq, type: event.type });
       return;

@@ -38,6 +38,7 @@ export const ROUTES: readonly Route[] = [
     params: z.object({ pool_address: address }),
     query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token: address.optional() }),
     handler: poolTradesRoute,
+    version: ({ params, deps }) => deps.query.market?.poolTradesVersion(params.pool_address) ?? null,
   }),
   defineRoute({
     pattern: '/v1/pools/:pool_address/candles',
@@ -66,5 +67,6 @@ export const ROUTES: readonly Route[] = [
     params: z.object({ token_address: address }),
     query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor }),
     handler: tokenTradesRoute,
+    version: ({ params, deps }) => deps.query.market?.tokenTradesVersion(params.token_address) ?? null,
   }),
 ];
