@@ -1,7 +1,7 @@
 import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candles.ts';
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
-import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
@@ -223,16 +223,11 @@ export class MarketQuery {
    */
   poolVersion(address: string): string | null {
     const h = this.hosts;
-    const pool = h.pools.versionOf(address);
-    if (pool === undefined) return null;
-    const info = (h.pools.get(address) as PoolState).info;
-    if (!info) return null;
-    const base = h.tokens.versionOf(info.base_address);
-    const quote = info.quote_address in KNOWN_MINTS ? h.quotePrices.versionOf(info.quote_address) ?? 0 : h.tokens.versionOf(info.quote_address);
-    if (base === undefined || quote === undefined) return null;
+    const own = this.seqsOf(address, true);
+    if (own === null) return null;
     // The token's other pools move its circulating_supply: their versions, summed.
     let others = 0;
-    const token = h.tokens.get(info.base_address) as TokenState | undefined;
+    const token = h.tokens.get(own.info.base_address) as TokenState | undefined;
     if (token && token.pools.length > 1) {
       for (const p of token.pools) {
         if (p === address) continue;
@@ -241,7 +236,7 @@ export class MarketQuery {
         others += v;
       }
     }
-    return `${pool}:${base}:${quote}:${others}:${Math.floor(this.clock.now() / 1_000)}`;
+    return `${own.seqs}:${others}:${Math.floor(this.clock.now() / 1_000)}`;
   }
 
   /**
@@ -269,17 +264,27 @@ export class MarketQuery {
     return `${out}:${this.labelsVersion()}:${Math.floor(this.clock.now() / 1_000)}`;
   }
 
-  /** A pool's seq and its tokens' (a known quote mint: 0, no supply read). */
-  private tradesVersionOf(address: string): string | null {
+  /**
+   * The seqs of a pool and of its tokens, dot-joined, with the pool's info; for a
+   * known quote mint (wSOL, USDC), its price's seq when `priced`, else 0. null when one
+   * of them is not in memory.
+   */
+  private seqsOf(address: string, priced: boolean): { seqs: string; info: PoolInfo } | null {
     const h = this.hosts;
     const pool = h.pools.versionOf(address);
     if (pool === undefined) return null;
     const info = (h.pools.get(address) as PoolState).info;
     if (!info) return null;
     const base = h.tokens.versionOf(info.base_address);
-    const quote = info.quote_address in KNOWN_MINTS ? 0 : h.tokens.versionOf(info.quote_address);
+    const known = info.quote_address in KNOWN_MINTS;
+    const quote = known ? (priced ? h.quotePrices.versionOf(info.quote_address) ?? 0 : 0) : h.tokens.versionOf(info.quote_address);
     if (base === undefined || quote === undefined) return null;
-    return `${pool}.${base}.${quote}`;
+    return { seqs: `${pool}.${base}.${quote}`, info };
+  }
+
+  /** A pool's and its tokens' seqs for its trade records (a known quote's price is not read by them). */
+  private tradesVersionOf(address: string): string | null {
+    return this.seqsOf(address, false)?.seqs ?? null;
   }
 
   private labelsVersion(): number {
