@@ -113,6 +113,14 @@ const EVENT_INDEX_SPAN = SUB_SPAN;
 const CHANGE_KEY_SPAN = 2 ** 44;
 
 /**
+ * How far a series' seq moves on when its pool is restored from a stale snapshot. Seqs
+ * count the publisher's takings of changes, at most a few a second (every 250 ms), and
+ * a changed pool is snapshotted at the next checkpoint: 2^20 takings are ~73 hours
+ * without one. A seq stays exact in a double for 2^33 such restores.
+ */
+export const SEQ_STALE_GAP = 2 ** 20;
+
+/**
  * The bucket with this interval and start among `buckets` (each at offset 0), or undefined.
  */
 function findIn(buckets: Float64Array[], start: number): Float64Array | undefined {
@@ -418,14 +426,25 @@ export class PoolCandles {
   }
 
   /**
-   * Forgets the changes since the last takeChanged without counting an event: for a
-   * pool nobody watches or could resume (no frame was built, no seq was seen), so a
-   * flush allocates nothing. Seqs stay monotonic: they only skip no event anyone saw.
+   * takeChanged without the list: counts the changes in the seqs the same way and
+   * forgets them, allocating nothing. For a pool whose candles nobody watches or could
+   * resume now: no frame is built, but a client that saw an earlier seq and resumes
+   * later must find the seq moved on (MarketQuery.candleResume takes an unchanged seq
+   * for "nothing changed since").
    */
-  clearChanged(): void {
+  skipChanged(): void {
     const changed = this.changed;
     if (changed.length === 0) return;
-    for (let k = 0; k < changed.length; k += 2) this.markDirty(changed[k]!, changed[k + 1]!, 0);
+    // One more event per interval with a change, as takeChanged counts: a bit per interval seen.
+    let counted = 0;
+    for (let k = 0; k < changed.length; k += 2) {
+      const iv = changed[k]!;
+      if ((counted & (1 << iv)) === 0) {
+        counted |= 1 << iv;
+        this.seq[iv]!++;
+      }
+      this.markDirty(iv, changed[k + 1]!, 0);
+    }
     changed.length = 0;
   }
 
@@ -450,14 +469,19 @@ export class PoolCandles {
     };
   }
 
-  static fromSnapshot(data: unknown, store: ClosedCandleStore): PoolCandles {
+  /**
+   * `stale`: the snapshot may be older than the seqs handed out since (ActorBehavior's
+   * fromSnapshot): each seq moves SEQ_STALE_GAP on, so that no seq a client may hold
+   * names other candles than it saw.
+   */
+  static fromSnapshot(data: unknown, store: ClosedCandleStore, stale = false): PoolCandles {
     const s = data as CandlesSnapshot;
     if (s?.v !== 1 || s.closed_before.length !== COUNT || s.seq.length !== COUNT) throw new Error('not a v1 candles snapshot');
     const c = new PoolCandles(store);
     c.newestAt = s.newest_at ?? -Infinity;
     for (let iv = 0; iv < COUNT; iv++) {
       c.closedBefore[iv] = s.closed_before[iv] ?? -Infinity;
-      c.seq[iv] = s.seq[iv]!;
+      c.seq[iv] = s.seq[iv]! + (stale ? SEQ_STALE_GAP : 0);
     }
     // Live buckets come by interval, ascending: the last of each interval is its current one.
     const d = newBucket(0, 0);

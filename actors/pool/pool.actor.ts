@@ -144,14 +144,14 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       const { writing: _inFlight, ...rest } = state;
       return { ...rest, unsaved: state.unsaved.toSnapshot(), candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
-    fromSnapshot(data): PoolState {
+    fromSnapshot(data, stale = false): PoolState {
       const s = data as PoolSnapshot;
       const closed = new PoolClosedCandles(s.pool_address, candles, decodeRows(s.closed));
       return {
         ...s,
         unsaved: TradeLog.fromSnapshot(s.unsaved),
         closed,
-        candles: PoolCandles.fromSnapshot(s.candles, closed),
+        candles: PoolCandles.fromSnapshot(s.candles, closed, stale),
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
         curveGain: new CurveGain(s.curveGain),

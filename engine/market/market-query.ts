@@ -307,17 +307,20 @@ export class MarketQuery {
   /**
    * What a candles subscription with resume_after_seq / resume_after_time gets first
    * (DECISIONS.md, "Candle resume"): the series' current seq and every candle changed
-   * after afterSeq, when the history reaches back that far; otherwise every candle
-   * from the one holding afterTime on; otherwise the newest 300 (a fresh load); with
-   * neither given, nothing. At most
-   * RESUME_CANDLES_MAX candles, the newest. Null for an unknown pool.
+   * after afterSeq: none when afterSeq is the current seq (seqs count every change,
+   * watched or not: PoolCandles.skipChanged), those the history lists when it reaches
+   * back that far; otherwise (a seq older than the history, or one this series has not
+   * reached, seen before a restart: seqs then moved on by SEQ_STALE_GAP) every candle
+   * from the one holding afterTime on, or else the newest 300 (a fresh load); with
+   * neither given, nothing. At most RESUME_CANDLES_MAX candles, the newest. Null for
+   * an unknown pool.
    */
   candleResume(req: CandleResumeRequest): { seq: number; candles: Candle[] } | null {
     const s = this.poolState(req.pool_address);
     if (!s) return null;
     const seq = s.candles.seqOf(req.interval);
     if (req.afterSeq !== undefined) {
-      const starts = req.afterSeq >= seq ? [] : this.history?.changedSince(req.pool_address, req.interval, req.afterSeq);
+      const starts = req.afterSeq === seq ? [] : req.afterSeq > seq ? null : this.history?.changedSince(req.pool_address, req.interval, req.afterSeq);
       if (starts) {
         const candles = starts.slice(-RESUME_CANDLES_MAX).map((start) => s.candles.candle(req.interval, start, req.mode, req.currency)).filter((c): c is Candle => c !== null);
         return { seq, candles };

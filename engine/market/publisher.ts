@@ -184,8 +184,9 @@ export class MarketPublisher implements PoolOutputs {
     state.closed.drain(candles);
     const watch = sink === NO_TOPICS ? null : this.watchOf(pool, sink, now);
     if (watch === null || (watch.series.length === 0 && !this.history.isRecording(pool))) {
-      // Nobody watches these candles or could resume them: no frame, no seq.
-      candles.clearChanged();
+      // Nobody watches these candles or could resume them from the history: no frame,
+      // but the seqs move on (a client that saw one and resumes must not read "unchanged").
+      candles.skipChanged();
     } else {
       const changed = candles.takeChanged();
       if (changed.length > 0) {

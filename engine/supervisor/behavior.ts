@@ -49,5 +49,12 @@ export interface ActorBehavior<S = unknown> {
   beforeSnapshot?(state: S, key: string): boolean | void;
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
-  fromSnapshot?(data: unknown): S;
+  /**
+   * The state from `toSnapshot`'s data. `stale`: the snapshot may be older than the
+   * state the actor last had and showed (written by an earlier run of the engine, which
+   * may have gone on past it before a crash, or reloaded to rebuild the actor): a
+   * number the actor hands out and promises never to repeat must then move past
+   * anything it may have handed out since.
+   */
+  fromSnapshot?(data: unknown, stale?: boolean): S;
 }

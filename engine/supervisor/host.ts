@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
@@ -36,6 +37,8 @@ interface PersistedActor {
    * this snapshot is dirty, so that a checkpoint writes it even if no event comes.
    */
   heldBack?: true;
+  /** The host (one engine's run) that wrote it: a snapshot of another run may be stale (see `load`). */
+  run?: number;
 }
 
 export interface HostOptions {
@@ -101,6 +104,8 @@ export class ActorHost<S> {
    * a batch are stamped with one reading, not one per event and per read.
    */
   private batchNow = 0;
+  /** This host's run, written into its snapshots (PersistedActor.run). */
+  private readonly run = randomInt(1, 2 ** 47);
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
@@ -247,6 +252,7 @@ export class ActorHost<S> {
     const heldBack = this.behavior.beforeSnapshot?.(resident.state, resident.key) === true;
     const persisted: PersistedActor = {
       state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
+      run: this.run,
     };
     if (heldBack) persisted.heldBack = true;
     if (resident.lifecycle && resident.lifecycle !== this.initialLifecycle) {
@@ -304,7 +310,13 @@ export class ActorHost<S> {
     return resident;
   }
 
-  private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined): void {
+  /**
+   * The actor from its snapshot, or new. The snapshot is stale (older than the state the
+   * actor last had, and showed) when another run wrote it, since that run may have gone
+   * on past it before it crashed, or when `rebuilding`; one this run wrote at
+   * passivation is the actor's latest state.
+   */
+  private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined, rebuilding = false): void {
     const { behavior } = this;
     if (!snapshot) {
       resident.state = behavior.initial(resident.key);
@@ -313,7 +325,8 @@ export class ActorHost<S> {
       return;
     }
     const data = snapshot.state.state;
-    resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data) : (data as S);
+    const stale = rebuilding || snapshot.state.run !== this.run;
+    resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data, stale) : (data as S);
     resident.seq = snapshot.seq;
     const machine = behavior.machine as AnyStateMachine | undefined;
     resident.lifecycle =
@@ -436,7 +449,7 @@ export class ActorHost<S> {
 
   private replay(resident: Resident<S>, beforeSeq: number): void {
     const { storage } = this.options;
-    this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined);
+    this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined, true);
     for (const { seq, event } of this.options.history(resident.seq + 1, beforeSeq - 1)) {
       const keys = this.behavior.route(event);
       const mine = typeof keys === 'string' ? keys === resident.key : keys?.includes(resident.key);

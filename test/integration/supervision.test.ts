@@ -262,6 +262,43 @@ describe('supervision', () => {
     expect(quotes.lifecycle(WALLET)).toBeUndefined();
   });
 
+  it('tells fromSnapshot when a snapshot may be stale: from another run, or reloaded by a rebuild; never at activation after its own passivation', async () => {
+    interface Probe {
+      labels: string[];
+      /** fromSnapshot's `stale` when this state was loaded; null for a new actor. */
+      stale: boolean | null;
+    }
+    let thrown = false;
+    const probe: ActorBehavior<Probe> = {
+      kind: 'restore-probe',
+      route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
+      initial: () => ({ labels: [], stale: null }),
+      apply(state, e) {
+        if (e.type !== 'label') return;
+        state.labels.push(e.label);
+        if (e.label === 'flaky' && !thrown) {
+          thrown = true;
+          throw new Error('transient');
+        }
+      },
+      fromSnapshot: (data, stale) => ({ ...(data as Probe), stale: stale ?? null }),
+    };
+    const probeOf = (e: Engine) => e.hosts.find((h) => h.kind === 'restore-probe')!;
+    const e = await temp.open({}, { actors: [probe] });
+    await e.ingest(label(WALLET, 'kol', 1));
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: null });
+    await e.passivateIdle(performance.now() + 10 * 60_000);
+    await e.storage.env.flushed;
+    expect(probeOf(e).isResident(WALLET)).toBe(false);
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: false });
+    await e.checkpoint();
+    await e.ingest(label(WALLET, 'flaky', 2));
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    await e.stop();
+    const again = await temp.open({}, { actors: [probe] });
+    expect(probeOf(again).get(WALLET)).toMatchObject({ labels: ['kol', 'flaky'], stale: true });
+  });
+
   it('stops an actor that keeps crashing and sends its events to dead letters', async () => {
     flakyThrown = true;
     const e = await start({ actors: { restartsMax: 2 } });

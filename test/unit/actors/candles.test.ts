@@ -1,7 +1,7 @@
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { CandleRows } from '../../../actors/pool/candle-rows.ts';
-import { PoolCandles, type Candle, type ClosedCandleStore, type StoredCandle } from '../../../actors/pool/candles.ts';
+import { PoolCandles, SEQ_STALE_GAP, type Candle, type ClosedCandleStore, type StoredCandle } from '../../../actors/pool/candles.ts';
 import type { CandleInterval, PoolTrade } from '../../../actors/pool/trade.ts';
 import { rng } from '../../helpers/fixtures.ts';
 
@@ -353,6 +353,31 @@ describe('PoolCandles', () => {
     expect(c.seqOf('1s')).toBe(5);
     // A 2 + B 4 + C 1 twice (added twice above) + 1 + 1.
     expect(c.candle('1s', T0, 'price', 'quote')).toEqual({ start_at: T0, open: 1, high: 11, low: 0.5, close: 0.5, volume: 10 });
+  });
+
+  it('skipChanged counts the seqs as takeChanged does, without the list; a stale snapshot moves every seq SEQ_STALE_GAP on', () => {
+    const taken = new PoolCandles(new MemoryStore());
+    const skipped = new PoolCandles(new MemoryStore());
+    const steps = [[A], [], [B, C], [D, C]];
+    for (const trades of steps) {
+      for (const t of trades) {
+        taken.add(t);
+        skipped.add(t);
+      }
+      taken.takeChanged();
+      skipped.skipChanged();
+      expect(INTERVALS.map((i) => skipped.seqOf(i))).toEqual(INTERVALS.map((i) => taken.seqOf(i)));
+    }
+    expect(skipped.seqOf('1s')).toBe(3);
+    // Nothing left to take, and a later change is listed and counted once.
+    expect(skipped.takeChanged()).toEqual([]);
+    skipped.add(D);
+    expect(skipped.takeChanged()).toHaveLength(7);
+    expect(skipped.seqOf('1s')).toBe(4);
+    const store = new MemoryStore();
+    const data = unpack(pack(skipped.toSnapshot()));
+    expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store).seqOf(i))).toEqual([4, 4, 4, 4, 4, 4, 4]);
+    expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store, true).seqOf(i))).toEqual(INTERVALS.map(() => 4 + SEQ_STALE_GAP));
   });
 
   it('keeps open/high/low/close when the same trade is added twice (volume counts it twice)', () => {
