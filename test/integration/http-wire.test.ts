@@ -176,7 +176,7 @@ describe('response heads on the wire', () => {
     });
   });
 
-  it('failures: 400 and 404 carry the rate headers, a 429 adds Retry-After, a 401 has none', async () => {
+  it('failures: 400 and 404 carry the rate headers, a 429 adds Retry-After, a 401 has none; a path under /v1 that is no route is admitted like one', async () => {
     t.clock.increment(1_000);
     const free = await bearer('free');
     const responses = await pipelined(t.port, [
@@ -191,15 +191,17 @@ describe('response heads on the wire', () => {
       'HTTP/1.1 400 Bad Request',
       'HTTP/1.1 429 Too Many Requests',
       'HTTP/1.1 401 Unauthorized',
-      'HTTP/1.1 404 Not Found',
+      'HTTP/1.1 429 Too Many Requests',
     ]);
-    expect(responses.map((r) => JSON.parse(r.body.toString('utf8')).code)).toEqual([4000, 4000, 4290, 4010, 4040]);
-    for (const r of responses.slice(0, 3)) expectRateHeaders(r);
-    expect(responses[2]!.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-    expect(responses[2]!.headers['ratelimit-remaining']).toBe('0');
+    expect(responses.map((r) => JSON.parse(r.body.toString('utf8')).code)).toEqual([4000, 4000, 4290, 4010, 4290]);
+    for (const r of [...responses.slice(0, 3), responses[4]!]) expectRateHeaders(r);
+    for (const r of [responses[2]!, responses[4]!]) {
+      expect(r.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(r.headers['ratelimit-remaining']).toBe('0');
+    }
     expect(responses[0]!.headers['retry-after']).toBeUndefined();
-    // No key, or no route: nothing to count against.
-    for (const r of responses.slice(3)) for (const name of RATE_HEADERS) expect(r.headers[name]).toBeUndefined();
+    // No key: nothing to count against.
+    for (const name of RATE_HEADERS) expect(responses[3]!.headers[name]).toBeUndefined();
     for (const r of responses) expect(r.headers['content-type']).toBe('application/json');
   });
 });

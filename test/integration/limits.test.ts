@@ -99,7 +99,12 @@ describe('rate headers', () => {
     expect([missing.status, missing.body.code, missing.h('ratelimit-limit'), missing.h('x-quota-remaining')]).toEqual([404, 4040, '3', '996']);
     const failed = await get('/v1/test/boom', key.auth);
     expect([failed.status, failed.body.code, failed.h('ratelimit-remaining'), failed.h('x-quota-remaining')]).toEqual([503, 5030, '1', '995']);
-    expect(t.limits.usageOf(key.id)).toMatchObject({ requests: 5, inFlight: 0 });
+    // A path under /v1 that is no route: admitted like one, then 404.
+    const unknown = await get('/v1/pools/x/nope', key.auth);
+    expect([unknown.status, unknown.body.code, unknown.h('ratelimit-remaining'), unknown.h('x-quota-remaining')]).toEqual([404, 4040, '0', '994']);
+    expect(t.limits.usageOf(key.id)).toMatchObject({ requests: 6, inFlight: 0 });
+    const limited = await get('/v1/nope', key.auth);
+    expect([limited.status, limited.body.code, limited.h('retry-after')]).toEqual([429, 4290, '1']);
   });
 
   it('are absent where there is no key to count against: 401 and open routes', async () => {
@@ -111,6 +116,11 @@ describe('rate headers', () => {
     expect([revoked.status, revoked.body.code, revoked.h('ratelimit-limit')]).toEqual([401, 4013, null]);
     const health = await get('/health');
     expect([health.status, health.h('ratelimit-limit')]).toEqual([200, null]);
+    // Unknown paths: under /v1 the key comes first (401 without one); elsewhere a plain 404.
+    const unknownApi = await get('/v1/nope');
+    expect([unknownApi.status, unknownApi.body.code, unknownApi.h('ratelimit-limit')]).toEqual([401, 4010, null]);
+    const unknown = await get('/nope');
+    expect([unknown.status, unknown.body.code, unknown.h('ratelimit-limit')]).toEqual([404, 4040, null]);
   });
 });
 

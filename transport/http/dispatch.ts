@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { z } from 'zod';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/keys.ts';
 import { headerLines, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
@@ -205,12 +206,7 @@ function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, ra
   const { route, deps } = m;
   try {
     const account = route.auth ? authenticate(authorization, deps.keys) : null;
-    for (const hook of m.hooks) {
-      const admission = hook({ account, route });
-      if (!admission) continue;
-      exchange.admit(admission);
-      if (admission.reject) throw admission.reject;
-    }
+    admit(exchange, m.hooks, account, route);
     let cacheKey: string | null = null;
     if (m.cache !== null) {
       // A path never holds '?', so `url` alone and `url?query` never collide.
@@ -238,6 +234,35 @@ function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, ra
     exchange.fail(err);
   }
 }
+
+/** Runs the admission hooks (limits) for a request: their headers go on the response; a rejection throws. */
+function admit(exchange: Exchange, hooks: readonly BeforeHandle[], account: Account | null, route: Route): void {
+  for (const hook of hooks) {
+    const admission = hook({ account, route });
+    if (!admission) continue;
+    exchange.admit(admission);
+    if (admission.reject) throw admission.reject;
+  }
+}
+
+/**
+ * What the hooks see of a request under /v1 that matches no route: an authenticated
+ * route of every plan, named `unmatched` (its 404 is counted and limited like any
+ * other, and carries the same headers).
+ */
+const UNMATCHED_V1: Route = {
+  method: 'GET',
+  pattern: UNMATCHED,
+  auth: true,
+  paramNames: [],
+  params: z.strictObject({}),
+  query: z.strictObject({}),
+  minPlan: undefined,
+  handler: () => null,
+};
+
+/** A path under the API's prefix (`/v1`, `/v1/...`). */
+const isApiPath = (url: string): boolean => url === '/v1' || url.startsWith('/v1/');
 
 /** Register every route of the table and the 404 fallback on `app`. */
 export function mountRoutes(
@@ -269,12 +294,19 @@ export function mountRoutes(
   const unmatchedLabels = { route: UNMATCHED, code: '0' };
   // The API is read-only: any other method, and any unknown path, is 404 / 4040. A
   // specific route (GET handlers above, a later `app.ws('/ws')`) always wins over '/*'.
+  // Under /v1 the key is checked and the request admitted first, as on every /v1 route:
+  // no key is a 401, and the 404 carries the rate and quota headers SERVICE.md 4.1 puts
+  // on every response.
   app.any('/*', (res, req) => {
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
+    const authorization = isApiPath(url) ? req.getHeader('authorization') : null;
     const exchange = new Exchange(res, deps, UNMATCHED, url, unmatchedLabels);
     try {
+      if (authorization !== null) admit(exchange, beforeHandle, authenticate(authorization, deps.keys), UNMATCHED_V1);
       exchange.fail(new EngineError(4040, `route not found: ${method} ${shownUrl(url)}`));
+    } catch (err) {
+      exchange.fail(err);
     } finally {
       exchange.leaveHandler();
     }
