@@ -275,8 +275,10 @@ function progressOf(initial: number, reserve: number): number {
 /**
  * bonding_curve_gain_5m_pct: curve progress now minus progress at the start of the
  * 5 minutes up to `now` (curve-gain.ts), in percentage points, rounded like the
- * other percentages; null for pools without a curve and for a curve that graduated
- * (its progress reads 0 from then on, which is no loss of progress).
+ * other percentages; 0 for a curve that lost progress over them (sells: SERVICE.md
+ * 2.4 keeps every _pct of the totals within 0 to 100, and the field names a gain);
+ * null for pools without a curve and for a curve that graduated (its progress reads
+ * 0 from then on, which is no loss of progress).
  */
 export function curveGain5m(s: PoolState, now: number): number | null {
   const info = s.info;
@@ -285,7 +287,7 @@ export function curveGain5m(s: PoolState, now: number): number | null {
   const initial = info.curve_initial_real_base;
   const reserve = s.curveGain.reserveAtWindowStart(now);
   const before = reserve === null ? 0 : progressOf(initial, reserve);
-  return progress - before;
+  return Math.max(0, progress - before);
 }
 
 /** Is the quote asset wSOL/USDC (priced by quote_price) rather than a token? */

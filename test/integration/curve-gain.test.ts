@@ -64,6 +64,12 @@ describe('bonding_curve_gain_5m_pct', () => {
     expect((await totals(CURVE)).bonding_curve_gain_5m_pct).toBeCloseTo(25, 9);
     await engine.ingest(price(T0 + 700 * S));
     expect((await totals(CURVE)).bonding_curve_gain_5m_pct).toBeCloseTo(0, 9);
+    // Sells give progress back: 50 % → 45 % within the window reads 0, not −5 (0 to 100).
+    await engine.ingest(curveSwap(T0 + 710 * S, 440));
+    expect((await totals(CURVE)).bonding_curve_gain_5m_pct).toBe(0);
+    // A gain again on top of the loss: from 50 % at the window start to 55 %.
+    await engine.ingest(curveSwap(T0 + 720 * S, 360));
+    expect((await totals(CURVE)).bonding_curve_gain_5m_pct).toBeCloseTo(5, 9);
   });
 
   it('is null for an AMM pool, and for the curve once it graduated', async () => {
