@@ -180,13 +180,15 @@ export function tradeRecord(t: StoredTrade, pool: PoolState, token: string, quot
       market_cap_quote: marketCapQuote, market_cap_usd: quoteUsd === null ? null : marketCapQuote * quoteUsd, labels, created_at: at,
     };
   }
+  // The token is the pool's quote: its USD price is the quote's (known for wSOL and USDC).
   const price = priceQuote > 0 ? 1 / priceQuote : 0;
   const marketCap = quoteTokenSupply === null ? 0 : price * quoteTokenSupply;
   return {
     trade_id: `${txHash}:${eventIndex}`, tx_hash: txHash, slot, tx_index: txIndex, event_index: eventIndex,
     type: buy ? 'sell' : 'buy', wallet_address: wallet, token_address: info.quote_address, quote_address: info.base_address,
     pool_address: info.pool_address, dex: info.dex, token_amount: quoteAmount, quote_amount: baseAmount,
-    price_quote: price, price_usd: null, amount_usd: amountUsd, market_cap_quote: marketCap, market_cap_usd: null,
+    price_quote: price, price_usd: quoteUsd, amount_usd: amountUsd, market_cap_quote: marketCap,
+    market_cap_usd: quoteUsd === null || quoteTokenSupply === null ? null : quoteUsd * quoteTokenSupply,
     labels, created_at: at,
   };
 }
@@ -235,8 +237,9 @@ export function tradeJson(t: StoredTrade, pool: PoolState, token: string, quoteT
   const marketCap = quoteTokenSupply === null ? 0 : price * quoteTokenSupply;
   return (
     head + (buy ? '"sell"' : '"buy"') + `,"wallet_address":"${wallet}",` + poolFields(info, false) +
-    `,"token_amount":${num(quoteAmount)},"quote_amount":${num(baseAmount)},"price_quote":${num(price)},"price_usd":null` +
-    `,"amount_usd":${amountUsd},"market_cap_quote":${num(marketCap)},"market_cap_usd":null,"labels":${labelsJson},"created_at":${num(at)}}`
+    `,"token_amount":${num(quoteAmount)},"quote_amount":${num(baseAmount)},"price_quote":${num(price)},"price_usd":${quoteUsd === null ? 'null' : num(quoteUsd)}` +
+    `,"amount_usd":${amountUsd},"market_cap_quote":${num(marketCap)},"market_cap_usd":${quoteUsd === null || quoteTokenSupply === null ? 'null' : num(quoteUsd * quoteTokenSupply)}` +
+    `,"labels":${labelsJson},"created_at":${num(at)}}`
   );
 }
 

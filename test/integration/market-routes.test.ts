@@ -98,6 +98,13 @@ describe('pool and token routes', () => {
     expect(asBase).toMatchObject({ type: 'buy', token_address: MINT2, quote_address: MINT, token_amount: 100, quote_amount: 400, price_quote: 4 });
     const asQuote = (await get(`/v1/pools/${PAIR}/trades?token=${MINT}`)).body.data[0];
     expect(asQuote).toMatchObject({ type: 'sell', token_address: MINT, quote_address: MINT2, token_amount: 400, quote_amount: 100, price_quote: 0.25 });
+    // AAA (the quote here) has no USD price in a token-quoted pool; its market cap in BBB: 0.25 × 1e9.
+    expect(asQuote).toMatchObject({ price_usd: null, amount_usd: null, market_cap_quote: 2.5e8, market_cap_usd: null });
+    // From wSOL's side of a SOL pool: its USD price is the SOL price; its supply is not tracked.
+    const asSol = (await get(`/v1/pools/${AMM}/trades?token=${WSOL}`)).body.data[0];
+    expect(asSol).toMatchObject({ type: 'sell', token_address: WSOL, quote_address: MINT, token_amount: 0.1, quote_amount: 1_000_000, price_usd: 150, market_cap_quote: 0, market_cap_usd: null });
+    expect(asSol.price_quote).toBeCloseTo(1e7, 6);
+    expect(asSol.amount_usd).toBeCloseTo(15, 9);
     // AAA's token trades include the pair, from AAA's side.
     const tokenTrades = (await get(`/v1/tokens/${MINT}/trades?order=asc`)).body.data;
     expect(tokenTrades.map((x: any) => [x.pool_address, x.type, x.token_address])).toEqual([

@@ -117,7 +117,7 @@ export const SCHEMAS: Record<string, Schema> = {
       token_amount: num(), quote_amount: num(), price_quote: num(), price_usd: numQ(), amount_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(),
       labels: arr({ type: 'string' }), created_at: int(),
     },
-    'SERVICE.md 2.8, from the requested token\'s side.',
+    'SERVICE.md 2.8, from the requested token\'s side. From the side of a pool\'s quote (a token-to-token pool, or token= the quote): buy and sell and the amounts swapped, the price inverted, price_usd the quote\'s USD price at the trade (wSOL, USDC; null for a token quote), market_cap_usd that times the quote token\'s supply (null while either is unknown), market_cap_quote 0 while that supply is unknown.',
   ),
   Candle: obj({ start_at: int(), open: numQ(), high: numQ(), low: numQ(), close: numQ(), volume: numQ('In the requested currency.') }, 'SERVICE.md 2.9.'),
   PoolOverview: obj({
