@@ -88,6 +88,15 @@ interface RankedPool {
 }
 const byRank = (a: RankedPool, b: RankedPool) => b.base - a.base || b.value - a.value || a.p.pool_address.localeCompare(b.p.pool_address);
 
+/** Where a pool stands in a token's list (tokenPools' order): a page's cursor position. */
+export interface PoolRank {
+  /** 1: the token is the pool's base; 0: its quote. */
+  base: number;
+  /** Liquidity, in USD where the quote is priced, else in quote units. */
+  value: number;
+  pool_address: string;
+}
+
 /**
  * Reads of pools, tokens and trades for the HTTP routes: actor state (activated from
  * snapshots when passivated) and the trades store.
@@ -349,14 +358,19 @@ export class MarketQuery {
     // Most tokens have one pool: nothing to rank. (Called for every search item, and
     // with no closure made per call: tsx gives each a defineProperty for its name.)
     if (states.length < 2) return states;
+    const ranked = this.rank(token, states);
+    for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
+    return states;
+  }
+
+  /** The pools `states` of `token` in tokenPools' order, with their ranks. */
+  private rank(token: string, states: PoolState[]): RankedPool[] {
     // Each pool's rank computed once, not in every comparison (a USD price lookup each).
     const ranked: RankedPool[] = [];
     for (const p of states) {
       ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1) });
     }
-    ranked.sort(byRank);
-    for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
-    return states;
+    return ranked.sort(byRank);
   }
 
   /** The token's pools that have been declared, in no particular order, in a new array. */
@@ -390,9 +404,25 @@ export class MarketQuery {
     };
   }
 
-  /** GET /tokens/{token}/pools: each pool with its snapshot. */
-  tokenPoolList(address: string) {
-    return this.tokenPools(address).map((p) => ({ ...poolObject(p), snapshot: snapshotOf(p, this.quoteUsd(p.info!.quote_address)) }));
+  /**
+   * GET /tokens/{token}/pools: each pool with its snapshot, in tokenPools' order, at
+   * most `limit` of them after `after`; `next` is the last one's rank when more follow.
+   */
+  tokenPoolList(address: string, limit: number, after?: PoolRank) {
+    const t = this.hosts.tokens.get(address) as TokenState | undefined;
+    const ranked = t ? this.rank(address, this.poolStates(t)) : [];
+    // The pools ranked after `after` (an earlier page's last), as they rank now (byRank's order).
+    let from = 0;
+    if (after) {
+      const notAfter = (r: RankedPool) => (r.base - after.base || r.value - after.value || after.pool_address.localeCompare(r.p.pool_address)) >= 0;
+      while (from < ranked.length && notAfter(ranked[from]!)) from++;
+    }
+    const taken = ranked.slice(from, from + limit);
+    const last = taken[taken.length - 1];
+    return {
+      items: taken.map(({ p }) => ({ ...poolObject(p), snapshot: snapshotOf(p, this.quoteUsd(p.info!.quote_address)) })),
+      next: last && from + limit < ranked.length ? ({ base: last.base, value: last.value, pool_address: last.p.pool_address } satisfies PoolRank) : null,
+    };
   }
 
   private window(opts: TradeListOptions): TradeWindow {

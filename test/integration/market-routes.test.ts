@@ -80,6 +80,34 @@ describe('pool and token routes', () => {
     expect(pools).toEqual([AMM, CURVE, PAIR]); // base-side pools by liquidity, then the pair where AAA is the quote
   });
 
+  it('pages a token\'s pools like every list: limit and a cursor bound to the token', async () => {
+    const all = (await get(`/v1/tokens/${MINT}/pools`)).body;
+    expect(all.pagination).toEqual({ next_cursor: null, has_more: false });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const { status, body }: { status: number; body: any } = await get(`/v1/tokens/${MINT}/pools?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(status).toBe(200);
+      expect(body.data).toHaveLength(1);
+      seen.push(body.data[0].pool_address);
+      expect(body.pagination.has_more).toBe(body.pagination.next_cursor !== null);
+      cursor = body.pagination.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([AMM, CURVE, PAIR]);
+    const first = (await get(`/v1/tokens/${MINT}/pools?limit=2`)).body;
+    expect(first.data.map((p: any) => p.pool_address)).toEqual([AMM, CURVE]);
+    const other = await get(`/v1/tokens/${MINT2}/pools?cursor=${first.pagination.next_cursor}`);
+    expect([other.status, other.body.code]).toEqual([400, 4000]);
+    expect(other.body.message).toContain('cursor');
+    for (const bad of ['limit=101', 'limit=0', 'sort=liquidity_usd']) {
+      const res = await get(`/v1/tokens/${MINT}/pools?${bad}`);
+      expect([res.status, res.body.code, res.body.message.includes(bad.split('=')[0]!)]).toEqual([400, 4000, true]);
+    }
+  });
+
   it('lists pool trades with those of the curve it migrated from, newest first', async () => {
     const { body } = await get(`/v1/pools/${AMM}/trades`);
     expect(body.data.map((t: any) => [t.pool_address, t.type, t.created_at])).toEqual([

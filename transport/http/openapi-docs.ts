@@ -185,7 +185,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/v1/tokens/:token_address/holders': { tag: 'research', summary: 'Largest holders', data: arr({ type: 'object' }), paged: true },
   '/v1/tokens/:token_address/traders': { tag: 'research', summary: 'Top traders', data: arr({ type: 'object' }), paged: true },
   '/v1/tokens/:token_address/bonding_curve': { tag: 'research', summary: 'Bonding curve state', data: { type: 'object' } },
-  '/v1/tokens/:token_address/pools': { tag: 'charts', summary: 'Pools of a token', description: 'Pools where the token is the base, most liquid first, then those where it is the quote (token-to-token pools).', data: arr(ref('PoolWithSnapshot')) },
+  '/v1/tokens/:token_address/pools': { tag: 'charts', summary: 'Pools of a token', description: 'Pools where the token is the base, most liquid first, then those where it is the quote (token-to-token pools). Paged like every list (limit 1..100, default 50); the cursor carries the last pool\'s rank and is bound to the token, and the next page takes the pools ranked after it at that time (a pool whose liquidity moved across it in between may show twice or not at all).', data: arr(ref('PoolWithSnapshot')), paged: true },
   '/v1/tokens/:token_address/trades': { tag: 'trades', summary: 'Trades of a token in all its pools', description: `Described from the token's side, token-to-token pools included. ${TRADES_RULES}`, data: arr(ref('Trade')), paged: true },
   '/v1/pools': {
     tag: 'charts',

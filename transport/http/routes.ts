@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { solPrice } from './handlers/market.ts';
 import { poolCandlesRoute, poolOverview, poolsMetrics, poolTradesRoute } from './handlers/pools.ts';
-import { tokenOverview, tokenPools, tokensMany, tokenTradesRoute } from './handlers/tokens.ts';
+import { tokenOverview, tokenPools, tokenPoolsQuery, tokensMany, tokenTradesRoute } from './handlers/tokens.ts';
 import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf, order, startTime } from './params.ts';
 import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
@@ -60,7 +60,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
   defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
-  defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), handler: tokenPools }),
+  defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), query: tokenPoolsQuery, handler: tokenPools }),
   defineRoute({
     pattern: '/v1/tokens/:token_address/trades',
     auth: true,

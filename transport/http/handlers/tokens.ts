@@ -1,4 +1,8 @@
+import { z } from 'zod';
 import { notFound } from '../../../engine/errors.ts';
+import { page } from '../../envelope.ts';
+import { cursorCodec, cursorPosition } from '../cursor.ts';
+import { cursor, limit } from '../params.ts';
 import type { RouteContext } from '../route.ts';
 import { market, tradesPage } from './pools.ts';
 
@@ -8,10 +12,27 @@ export function tokenOverview({ params, deps }: RouteContext<{ token_address: st
   return token;
 }
 
-export function tokenPools({ params, deps }: RouteContext<{ token_address: string }, unknown>) {
+/**
+ * GET /tokens/{token}/pools (DECISIONS.md route 11): pages like every list (limit 1..100,
+ * default 50). The cursor carries the last pool's rank (where the token is base or
+ * quote, its liquidity, its address) and is bound to the token; the next page takes the
+ * pools ranked after it now, so a pool whose liquidity moved across it meanwhile may
+ * be shown twice or not at all, as in /pools sorted by liquidity.
+ */
+export const tokenPoolsQuery = z.object({ limit: limit(50, 100), cursor });
+
+const tokenPoolsCursor = z.object({
+  token: z.string(),
+  after: z.object({ base: z.number(), value: z.number(), pool_address: z.string() }),
+});
+
+export function tokenPools({ params, query, deps }: RouteContext<{ token_address: string }, z.output<typeof tokenPoolsQuery>>) {
   const m = market(deps);
   if (!m.token(params.token_address)) throw notFound('token', params.token_address);
-  return m.tokenPoolList(params.token_address);
+  const codec = cursorCodec('tokens.pools', tokenPoolsCursor, deps.cursorSecret!);
+  const position = cursorPosition(codec, query.cursor, { token: params.token_address }, 'token_address');
+  const { items, next } = m.tokenPoolList(params.token_address, query.limit, position?.after);
+  return page(items, { next_cursor: next ? codec.encode({ token: params.token_address, after: next }) : null, has_more: next !== null });
 }
 
 export function tokenTradesRoute({ params, query, deps }: RouteContext<{ token_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string }>) {
