@@ -154,6 +154,25 @@ export class DistinctCounter {
     return this.estimated;
   }
 
+  /**
+   * Distinct hashes over several counters (a token's pools): exact while every one is
+   * sparse, else the estimate of their registers merged (each register the largest).
+   */
+  static unionCount(counters: readonly DistinctCounter[]): number {
+    if (counters.length === 1) return counters[0]!.count;
+    if (counters.every((c) => c.registers === null)) {
+      const all = new Set<number>();
+      for (const c of counters) for (let i = 0; i < c.n; i++) all.add(c.hashes![i]!);
+      return all.size;
+    }
+    const merged = new Uint8Array(M);
+    for (const c of counters) {
+      if (c.registers !== null) for (let i = 0; i < M; i++) merged[i] = Math.max(merged[i]!, c.registers[i]!);
+      else for (let i = 0; i < c.n; i++) addHash(merged, c.hashes![i]!);
+    }
+    return estimate(merged);
+  }
+
   /** The state to persist, as bytes (msgpack keeps bytes, not typed array types). */
   state(): CounterState {
     if (this.registers !== null) return { dense: true, bytes: this.registers };

@@ -188,20 +188,10 @@ export class MarketQuery {
     };
   }
 
-  /**
-   * What a search item (SERVICE.md 2.2) reads of its token's main pool: the snapshot,
-   * the pool's all-time totals and trader count as `totalsOf` passes them on, and the
-   * windowed metrics only when a window is asked for (no heat, holders or supply).
-   */
-  poolSearchParts(address: string, withWindows: boolean) {
+  /** A pool's snapshot (SERVICE.md 2.3) alone, as a search item shows its token's main pool's; null for an unknown pool. */
+  poolSnapshot(address: string) {
     const s = this.poolState(address);
-    if (!s) return null;
-    return {
-      snapshot: snapshotOf(s, this.quoteUsd(s.info!.quote_address)),
-      totals: s.totals,
-      traderCount: s.distinct.traders.count,
-      windowed: withWindows ? s.windows.read(this.clock.now()) : null,
-    };
+    return s ? snapshotOf(s, this.quoteUsd(s.info!.quote_address)) : null;
   }
 
   /** The pool_metrics shape (SERVICE.md 6) of a pool, for GET /pools/metrics. */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DistinctCounter } from '../../actors/pool/distinct.ts';
 import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
 import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
@@ -267,6 +268,9 @@ export class ResearchFeed {
       const quote = p.info!.quote_address;
       if (p.info!.base_address === token && quote !== info.quote_address && (quote in KNOWN_MINTS || info.quote_address in KNOWN_MINTS)) multiQuote = true;
     }
+    const traded = tradedPools(token, pools);
+    let volumeUsd = 0;
+    for (const p of traded) volumeUsd += p.totals.volume_usd ?? 0;
     return {
       token_address: token,
       name: meta.name,
@@ -276,24 +280,27 @@ export class ResearchFeed {
       created_at: info.created_at,
       market_cap_quote: spotPrice(main) * (main.supply ?? 0),
       liquidity_quote: liquidityQuote(main),
-      volume_usd: main.totals.volume_usd ?? 0,
-      trader_count: main.distinct.traders.count,
+      volume_usd: volumeUsd,
+      trader_count: DistinctCounter.unionCount(traded.map((p) => p.distinct.traders)),
       window_usd: [-1, -1, -1, -1],
       window_epoch: [NaN, NaN, NaN, NaN],
       multi_quote: multiQuote,
     };
   }
 
-  /** The record with its main pool's USD volume per window read now. */
+  /** The record with its pools' USD volume per window (tradedPools) read now. */
   private windowRecord(record: TokenRecord): TokenRecord | null {
     const main = this.deps.hosts.pools.get(record.pool_address);
     if (!main?.info) return null;
     const now = this.deps.clock.now();
-    const windowed = main.windows.read(now);
-    const windowUsd = SEARCH_WINDOWS.map((w) => {
-      const i = windowed.t.indexOf(w);
-      return i < 0 ? 0 : (windowed.v[i]![1] ?? 0);
-    }) as TokenRecord['window_usd'];
+    const windowUsd: TokenRecord['window_usd'] = [0, 0, 0, 0];
+    for (const p of tradedPools(record.token_address, this.deps.market.tokenPools(record.token_address))) {
+      const windowed = p.windows.read(now);
+      SEARCH_WINDOWS.forEach((w, k) => {
+        const i = windowed.t.indexOf(w);
+        if (i >= 0) windowUsd[k] += windowed.v[i]![1] ?? 0;
+      });
+    }
     return { ...record, window_usd: windowUsd, window_epoch: windowEpochs(now) };
   }
 
@@ -332,22 +339,49 @@ export class ResearchFeed {
     return { items, next: page.next, prices };
   }
 
-  /** SERVICE.md 2.2 from the token's main pool, read now; volumes and counts over `window`, else all time. */
+  /**
+   * SERVICE.md 2.2, read now: price, market cap and liquidity of the token's main pool;
+   * volumes, counts, ATH and traders of every pool where it is the base (tradedPools),
+   * volumes and counts over `window`, else all time. Quote units are the main pool's:
+   * volume_quote and ath_market_cap_quote count the pools in its quote asset; the USD
+   * figures count them all.
+   */
   private searchItem(token: string, window: SearchWindow | undefined) {
     const { hosts, market } = this.deps;
     const state = hosts.tokens.get(token) as TokenState | undefined;
-    const main = state ? market.tokenPools(token)[0] : undefined;
+    const pools = state ? market.tokenPools(token) : [];
+    const main = pools[0];
     // Only what the item shows: a whole poolMetrics view also computed heat, holders and supply.
-    const parts = main ? market.poolSearchParts(main.pool_address, window !== undefined) : null;
-    if (!state || !main || !parts) return null;
+    const snapshot = main ? market.poolSnapshot(main.pool_address) : null;
+    if (!state || !main || !snapshot) return null;
     const info = main.info!;
-    const { snapshot, totals, windowed } = parts;
-    let volume: [number, number | null] = [totals.volume_quote, totals.volume_usd];
-    let counts = [totals.buy_count, totals.sell_count];
-    if (windowed) {
-      const i = windowed.t.indexOf(window!);
-      volume = i < 0 ? [0, 0] : windowed.v[i]!;
-      counts = i < 0 ? [0, 0] : [windowed.bc[i]!, windowed.sc[i]!];
+    const now = this.deps.clock.now();
+    const traded = tradedPools(token, pools);
+    let volumeQuote = 0;
+    let volumeUsd = 0;
+    let buys = 0;
+    let sells = 0;
+    let athQuote = 0;
+    let athUsd = 0;
+    for (const p of traded) {
+      const sameQuote = p.info!.quote_address === info.quote_address;
+      const t = p.totals;
+      if (sameQuote && t.ath_market_cap_quote > athQuote) athQuote = t.ath_market_cap_quote;
+      if ((t.ath_market_cap_usd ?? 0) > athUsd) athUsd = t.ath_market_cap_usd!;
+      if (window === undefined) {
+        if (sameQuote) volumeQuote += t.volume_quote;
+        volumeUsd += t.volume_usd ?? 0;
+        buys += t.buy_count;
+        sells += t.sell_count;
+        continue;
+      }
+      const windowed = p.windows.read(now);
+      const i = windowed.t.indexOf(window);
+      if (i < 0) continue;
+      if (sameQuote) volumeQuote += windowed.v[i]![0] ?? 0;
+      volumeUsd += windowed.v[i]![1] ?? 0;
+      buys += windowed.bc[i]!;
+      sells += windowed.sc[i]!;
     }
     const meta = metadataRecord(state);
     return {
@@ -360,15 +394,15 @@ export class ResearchFeed {
       // without a USD price) is 0 here, as it sorts.
       market_cap_quote: snapshot.market_cap_quote,
       market_cap_usd: snapshot.market_cap_usd ?? 0,
-      ath_market_cap_quote: totals.ath_market_cap_quote,
-      ath_market_cap_usd: totals.ath_market_cap_usd ?? 0,
+      ath_market_cap_quote: athQuote,
+      ath_market_cap_usd: athUsd,
       liquidity_quote: snapshot.liquidity_quote,
       liquidity_usd: snapshot.liquidity_usd ?? 0,
-      volume_quote: volume[0],
-      volume_usd: volume[1] ?? 0,
-      trader_count: parts.traderCount,
-      buy_count: counts[0]!,
-      sell_count: counts[1]!,
+      volume_quote: volumeQuote,
+      volume_usd: volumeUsd,
+      trader_count: DistinctCounter.unionCount(traded.map((p) => p.distinct.traders)),
+      buy_count: buys,
+      sell_count: sells,
       socials: meta.socials,
       dex: info.dex,
       pool_type: info.pool_type,
@@ -377,6 +411,16 @@ export class ResearchFeed {
       created_at: info.created_at,
     };
   }
+}
+
+/**
+ * The pools whose trades count as the token's in search (volumes, counts, ATH,
+ * traders): those where it is the base (a graduated token's curve and its AMM pools
+ * alike), in `pools`' order; the main pool alone for a token that is only ever a quote.
+ */
+function tradedPools(token: string, pools: readonly PoolState[]): PoolState[] {
+  const base = pools.filter((p) => p.info!.base_address === token);
+  return base.length > 0 ? base : pools.slice(0, 1);
 }
 
 export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;

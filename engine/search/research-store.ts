@@ -45,12 +45,13 @@ export interface TokenRecord {
   created_at: number;
   market_cap_quote: number;
   liquidity_quote: number;
-  /** All-time volume in USD of the main pool (0 when unknown). */
+  /** All-time volume in USD of the pools where the token is the base (0 when unknown). */
   volume_usd: number;
+  /** Distinct traders over those pools. */
   trader_count: number;
   /**
-   * Main pool's USD volume over 5m, 1h, 6h, 24h, and the window bucket each was read
-   * in; -1 and NaN until a search by that window reads them.
+   * Their USD volume over 5m, 1h, 6h, 24h, and the window bucket each was read in; -1
+   * and NaN until a search by that window reads them.
    */
   window_usd: [number, number, number, number];
   window_epoch: [number, number, number, number];

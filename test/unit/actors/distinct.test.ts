@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DISTINCT_STANDARD_ERROR, DistinctWallets, SPARSE_MAX, murmur3 } from '../../../actors/pool/distinct.ts';
+import { DISTINCT_STANDARD_ERROR, DistinctCounter, DistinctWallets, SPARSE_MAX, murmur3 } from '../../../actors/pool/distinct.ts';
 import { base58, rng } from '../../helpers/fixtures.ts';
 
 describe('DistinctWallets (HyperLogLog)', () => {
@@ -25,6 +25,25 @@ describe('DistinctWallets (HyperLogLog)', () => {
       expect(Math.abs(d.traders.count - n) / n).toBeLessThan(3 * DISTINCT_STANDARD_ERROR);
       expect(Math.abs(d.buyers.count - n / 2) / (n / 2)).toBeLessThan(3 * DISTINCT_STANDARD_ERROR);
     }
+  });
+
+  it('counts the union of several counters: exactly while all are sparse, else as one counter fed them all would', () => {
+    const r = rng(4);
+    const wallets = Array.from({ length: 3_000 }, () => base58(r, 44));
+    const fed = (list: string[]) => {
+      const d = new DistinctWallets();
+      for (const w of list) d.add(w, true);
+      return d.traders;
+    };
+    // Sparse: 300 and 300 sharing 100 → 500 exactly (past SPARSE_MAX together is still exact).
+    expect(DistinctCounter.unionCount([fed(wallets.slice(0, 300)), fed(wallets.slice(200, 500))])).toBe(500);
+    expect(DistinctCounter.unionCount([fed(wallets.slice(0, 400)), fed(wallets.slice(200, 600))])).toBe(600);
+    expect(DistinctCounter.unionCount([fed(wallets.slice(0, 10))])).toBe(10);
+    // Dense with dense, and dense with sparse: the merged registers are those of one counter of all.
+    const whole = fed(wallets.slice(0, 2_500)).count;
+    expect(DistinctCounter.unionCount([fed(wallets.slice(0, 1_500)), fed(wallets.slice(1_000, 2_500))])).toBe(whole);
+    expect(DistinctCounter.unionCount([fed(wallets.slice(0, 2_200)), fed(wallets.slice(2_100, 2_500))])).toBe(whole);
+    expect(Math.abs(whole - 2_500) / 2_500).toBeLessThan(3 * DISTINCT_STANDARD_ERROR);
   });
 
   it('round-trips through its registers', () => {

@@ -17,7 +17,8 @@ import type { RouteContext, ServerDeps } from '../route.ts';
  *   Ties go by token_address ascending.
  * - `window` (5m, 1h, 6h, 24h) sets the period of volume_quote, volume_usd, buy_count
  *   and sell_count, and what sort=volume_usd orders by; absent, they are all-time.
- *   trader_count is all-time either way.
+ *   trader_count is all-time either way. These, and the ATH, are the token's over
+ *   every pool where it is the base; price, market cap and liquidity its main pool's.
  * - The cursor is bound to q, match, sort, order and window: reused with other values
  *   it is a 400 naming `cursor`. It also carries the quote prices the first page was
  *   ordered at, so USD sorts keep their order across pages while SOL moves.
