@@ -91,6 +91,20 @@ describe('authentication', () => {
     c.close();
     await c.closed;
   });
+
+  it('declines compression a client offers (permessage-deflate): frames go out as serialized, once for all', async () => {
+    const { key } = await srv.key('starter');
+    const ws = new WebSocket(srv.url, { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: true });
+    const offered = new Promise<string | undefined>((resolve) => ws.once('upgrade', (res) => resolve(res.headers['sec-websocket-extensions'] as string | undefined)));
+    const c = new TestClient(ws);
+    await c.opened;
+    expect(await offered).toBeUndefined();
+    expect(ws.extensions).toBe('');
+    c.send({ type: 'ping' });
+    expect(await c.next()).toEqual({ type: 'pong' });
+    c.close();
+    await c.closed;
+  });
 });
 
 describe('close codes', () => {
