@@ -268,9 +268,7 @@ export class ResearchFeed {
       const quote = p.info!.quote_address;
       if (p.info!.base_address === token && quote !== info.quote_address && (quote in KNOWN_MINTS || info.quote_address in KNOWN_MINTS)) multiQuote = true;
     }
-    const traded = tradedPools(token, pools);
-    let volumeUsd = 0;
-    for (const p of traded) volumeUsd += p.totals.volume_usd ?? 0;
+    const figures = tradedFigures(tradedPools(token, pools), info.quote_address, undefined, 0);
     return {
       token_address: token,
       name: meta.name,
@@ -280,8 +278,8 @@ export class ResearchFeed {
       created_at: info.created_at,
       market_cap_quote: spotPrice(main) * (main.supply ?? 0),
       liquidity_quote: liquidityQuote(main),
-      volume_usd: volumeUsd,
-      trader_count: DistinctCounter.unionCount(traded.map((p) => p.distinct.traders)),
+      volume_usd: figures.volumeUsd,
+      trader_count: figures.traders,
       window_usd: [-1, -1, -1, -1],
       window_epoch: [NaN, NaN, NaN, NaN],
       multi_quote: multiQuote,
@@ -355,34 +353,7 @@ export class ResearchFeed {
     const snapshot = main ? market.poolSnapshot(main.pool_address) : null;
     if (!state || !main || !snapshot) return null;
     const info = main.info!;
-    const now = this.deps.clock.now();
-    const traded = tradedPools(token, pools);
-    let volumeQuote = 0;
-    let volumeUsd = 0;
-    let buys = 0;
-    let sells = 0;
-    let athQuote = 0;
-    let athUsd = 0;
-    for (const p of traded) {
-      const sameQuote = p.info!.quote_address === info.quote_address;
-      const t = p.totals;
-      if (sameQuote && t.ath_market_cap_quote > athQuote) athQuote = t.ath_market_cap_quote;
-      if ((t.ath_market_cap_usd ?? 0) > athUsd) athUsd = t.ath_market_cap_usd!;
-      if (window === undefined) {
-        if (sameQuote) volumeQuote += t.volume_quote;
-        volumeUsd += t.volume_usd ?? 0;
-        buys += t.buy_count;
-        sells += t.sell_count;
-        continue;
-      }
-      const windowed = p.windows.read(now);
-      const i = windowed.t.indexOf(window);
-      if (i < 0) continue;
-      if (sameQuote) volumeQuote += windowed.v[i]![0] ?? 0;
-      volumeUsd += windowed.v[i]![1] ?? 0;
-      buys += windowed.bc[i]!;
-      sells += windowed.sc[i]!;
-    }
+    const figures = tradedFigures(tradedPools(token, pools), info.quote_address, window, this.deps.clock.now());
     const meta = metadataRecord(state);
     return {
       token_address: token,
@@ -394,15 +365,15 @@ export class ResearchFeed {
       // without a USD price) is 0 here, as it sorts.
       market_cap_quote: snapshot.market_cap_quote,
       market_cap_usd: snapshot.market_cap_usd ?? 0,
-      ath_market_cap_quote: athQuote,
-      ath_market_cap_usd: athUsd,
+      ath_market_cap_quote: figures.athQuote,
+      ath_market_cap_usd: figures.athUsd,
       liquidity_quote: snapshot.liquidity_quote,
       liquidity_usd: snapshot.liquidity_usd ?? 0,
-      volume_quote: volumeQuote,
-      volume_usd: volumeUsd,
-      trader_count: DistinctCounter.unionCount(traded.map((p) => p.distinct.traders)),
-      buy_count: buys,
-      sell_count: sells,
+      volume_quote: figures.volumeQuote,
+      volume_usd: figures.volumeUsd,
+      trader_count: figures.traders,
+      buy_count: figures.buys,
+      sell_count: figures.sells,
       socials: meta.socials,
       dex: info.dex,
       pool_type: info.pool_type,
@@ -421,6 +392,38 @@ export class ResearchFeed {
 function tradedPools(token: string, pools: readonly PoolState[]): PoolState[] {
   const base = pools.filter((p) => p.info!.base_address === token);
   return base.length > 0 ? base : pools.slice(0, 1);
+}
+
+/**
+ * A token's search figures over its `traded` pools: volumes, buy and sell counts over
+ * `window` (read at `now`), else all time; the highest market cap; distinct traders
+ * (all time). Quote units are `quote`'s: only the pools in that quote asset count in
+ * volumeQuote and athQuote; the USD figures count them all.
+ */
+function tradedFigures(traded: readonly PoolState[], quote: string, window: SearchWindow | undefined, now: number) {
+  const f = { volumeQuote: 0, volumeUsd: 0, buys: 0, sells: 0, athQuote: 0, athUsd: 0, traders: 0 };
+  for (const p of traded) {
+    const sameQuote = p.info!.quote_address === quote;
+    const t = p.totals;
+    if (sameQuote && t.ath_market_cap_quote > f.athQuote) f.athQuote = t.ath_market_cap_quote;
+    if ((t.ath_market_cap_usd ?? 0) > f.athUsd) f.athUsd = t.ath_market_cap_usd!;
+    if (window === undefined) {
+      if (sameQuote) f.volumeQuote += t.volume_quote;
+      f.volumeUsd += t.volume_usd ?? 0;
+      f.buys += t.buy_count;
+      f.sells += t.sell_count;
+      continue;
+    }
+    const windowed = p.windows.read(now);
+    const i = windowed.t.indexOf(window);
+    if (i < 0) continue;
+    if (sameQuote) f.volumeQuote += windowed.v[i]![0] ?? 0;
+    f.volumeUsd += windowed.v[i]![1] ?? 0;
+    f.buys += windowed.bc[i]!;
+    f.sells += windowed.sc[i]!;
+  }
+  f.traders = DistinctCounter.unionCount(traded.map((p) => p.distinct.traders));
+  return f;
 }
 
 export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;
