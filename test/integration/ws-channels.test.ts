@@ -352,6 +352,38 @@ describe('a slow consumer on a shared channel', () => {
   });
 });
 
+describe('a shared channel, past the hard cap within one turn', () => {
+  it('every connection uWS drops frames for is cut after a gap-free prefix (4008); none sees a gap', async () => {
+    const s = (srv = await startWsServer({ config: { ws: { backpressureBytes: 65_536, backpressureHardBytes: 131_072, stalledGraceMs: 60_000 } } }));
+    const slow = await (await account(s)).connect();
+    const other = await (await account(s)).connect();
+    await subscribed(slow);
+    await subscribed(other);
+    expect(uwsSubscribers(s, TOPIC)).toBe(2);
+    const numbers = (c: TestClient) => c.messages.filter((m) => m.stream === 'pool_trades').map((m) => m.data.n as number);
+    const pad = 'x'.repeat(1_000);
+    (slow.ws as any)._socket.pause();
+    // One synchronous run: ~8 MB on the uWS topic, drained into both sockets after it.
+    // The paused one passes the hard cap (131,072 B) once the kernel's buffers are full
+    // (a few MB on loopback) and uWS drops its frames from there; the one reading may
+    // pass it too (the burst is far over the cap): either way, no gap.
+    const N = 8_000;
+    for (let n = 0; n < N; n++) s.endpoint.sink.publish(TOPIC, `{"stream":"pool_trades","data":{"n":${n},"pad":"${pad}"}}`);
+    (slow.ws as any)._socket.resume();
+    expect(await slow.closed).toEqual({ code: 4008, reason: 'slow consumer' });
+    const got = numbers(slow);
+    expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i));
+    expect(got.length).toBeLessThan(N);
+    // The other: every frame, or a gap-free prefix and 4008.
+    const closed = await Promise.race([other.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000))]);
+    const otherGot = numbers(other);
+    expect(otherGot).toEqual(Array.from({ length: otherGot.length }, (_, i) => i));
+    if (closed) expect([closed, otherGot.length < N]).toEqual([{ code: 4008, reason: 'slow consumer' }, true]);
+    else expect(otherGot.length).toBe(N);
+    await closeAll(other);
+  });
+});
+
 describe('a slow consumer on a channel it has alone (frames sent to its socket, no uWS topic)', () => {
   const PAD = 'x'.repeat(1_000);
   const FRAMES_MAX = 100_000;
