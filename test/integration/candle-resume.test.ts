@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SEQ_STALE_GAP } from '../../actors/pool/candles.ts';
 import type { Engine } from '../../engine/system.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
-import { base58, rng, WSOL } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, WSOL } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
 /**
@@ -20,11 +20,9 @@ const OTHER = base58(r, 44);
 const WALLET = base58(r, 44);
 const T0 = 1_767_225_600_000;
 const MINUTE = 60_000;
-let n = 0;
-const swap = (pool: string, at: number, quote: string) => ({
-  type: 'swap', tx_hash: base58(rng(90_000 + ++n), 88), slot: 5_000 + n, tx_index: 1, event_index: 0, at, pool_address: pool, wallet_address: WALLET, side: 'buy',
-  base_amount_raw: '1000000', quote_amount_raw: quote, base_reserve_raw: '1000000000000', quote_reserve_raw: '1000000000000',
-});
+/** A buy of 1 token for `quote` raw SOL: price quote / 1e9 (fixtures.ts swapMaker). */
+const makers = { [AMM]: swapMaker(AMM, WALLET, 90_000, 5_000), [OTHER]: swapMaker(OTHER, WALLET, 95_000, 8_000) };
+const swap = (pool: string, at: number, quote: string) => makers[pool]!(at, { quote_amount_raw: quote });
 const PAYLOAD = { pool_address: AMM, interval: '1m', mode: 'price', currency: 'quote' };
 /** The 1m candle of one trade at price p (the swaps above trade 1 token for p quote). */
 const one = (start: number, p: number) => ({ start_at: start, open: p, high: p, low: p, close: p, volume: p });

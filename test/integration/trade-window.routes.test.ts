@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/system.ts';
 import { startServedEngine, type ServedEngine } from '../helpers/engine-server.ts';
-import { base58, rng, WSOL } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * The time window of the trade lists (SERVICE.md 4.1, README "Trade lists") on the
@@ -45,11 +45,12 @@ const BUSY_COUNT = 600;
 /** Busy trades one a minute, minute-aligned, from 12 hours before NOW (all within the last 24 hours). */
 const busyAt = (i: number) => NOW - 12 * HOUR + i * MIN;
 
-let slot = 1_000;
-const swap = (pool: string, time: number, seed: number) => ({
-  type: 'swap', tx_hash: base58(rng(seed), 88), slot: slot++, tx_index: 0, event_index: 0, at: time, pool_address: pool, wallet_address: WALLET,
-  side: 'buy', base_amount_raw: '1000000', quote_amount_raw: '1000000000', base_reserve_raw: '1000000000', quote_reserve_raw: '1000000000',
-});
+/** A buy of 1 token for 1 SOL in each pool (fixtures.ts swapMaker: its own signatures and slots per pool). */
+const swapIn: Record<string, ReturnType<typeof swapMaker>> = {
+  [POOL_A]: swapMaker(POOL_A, WALLET, 100, 1_000),
+  [POOL_B]: swapMaker(POOL_B, WALLET, 200, 2_000),
+  [BUSY]: swapMaker(BUSY, WALLET, 10_000, 5_000),
+};
 const token = (mint: string) => ({ type: 'token', token_address: mint, decimals: 6, supply_raw: '1000000000000000', slot: 10, at: EARLY });
 const amm = (pool: string, mint: string) => ({ type: 'pool', pool_address: pool, base_address: mint, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: EARLY, slot: 11 });
 
@@ -61,11 +62,11 @@ beforeAll(async () => {
   engine = srv.engine;
   const ingest = async (e: unknown) => expect((await engine.ingest(e)).status).toBe('applied');
   // The older trades reach LMDB blocks at a checkpoint; the rest stay in memory.
-  for (const [k, n] of (['a', 'b', 'c', 'd', 'e'] as Name[]).entries()) await ingest(swap(TRADES[n].pool, TRADES[n].at, 100 + k));
+  for (const n of ['a', 'b', 'c', 'd', 'e'] as Name[]) await ingest(swapIn[TRADES[n].pool]!(TRADES[n].at));
   engine.flush();
   await engine.checkpoint();
-  await Promise.all(Array.from({ length: BUSY_COUNT }, (_, i) => ingest(swap(BUSY, busyAt(i), 10_000 + i))));
-  for (const [k, n] of (['f', 'g', 'h', 'i', 'j'] as Name[]).entries()) await ingest(swap(TRADES[n].pool, TRADES[n].at, 200 + k));
+  await Promise.all(Array.from({ length: BUSY_COUNT }, (_, i) => ingest(swapIn[BUSY]!(busyAt(i)))));
+  for (const n of ['f', 'g', 'h', 'i', 'j'] as Name[]) await ingest(swapIn[TRADES[n].pool]!(TRADES[n].at));
   expect(engine.clock.now()).toBe(NOW);
 });
 afterAll(() => srv.stop());
