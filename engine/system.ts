@@ -173,6 +173,8 @@ export class Engine {
     let replayed = 0;
     let replayedEvents: IngestEvent[] = [];
     const listening = this.appliedListeners.length > 0;
+    // Actors these events create without a snapshot may have existed in the run that logged them.
+    for (const host of this.hosts) host.recovering = true;
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
       this.apply(seq, event);
       if (listening) replayedEvents.push(event);
@@ -183,6 +185,7 @@ export class Engine {
       replayed++;
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
+    for (const host of this.hosts) host.recovering = false;
     this.publisher.flush();
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);

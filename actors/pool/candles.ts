@@ -155,8 +155,10 @@ export class PoolCandles {
   /** Changed since the last takeChanged: interval index, start, interval index, start, ... */
   private changed: number[] = [];
 
-  constructor(private readonly store: ClosedCandleStore) {
+  /** `firstSeq`: where every series' seq starts (SEQ_STALE_GAP for a pool that may have existed before). */
+  constructor(private readonly store: ClosedCandleStore, firstSeq = 0) {
     for (let iv = 0; iv < COUNT; iv++) resetBucket(this.current, iv * WIDTH, iv, Infinity);
+    if (firstSeq !== 0) this.seq.fill(firstSeq);
   }
 
   /**

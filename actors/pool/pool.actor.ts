@@ -101,7 +101,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
           return undefined;
       }
     },
-    initial: (key) => initialPool(key, candles),
+    initial: (key, stale) => initialPool(key, candles, stale),
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx, outputs);
       if (e.type === 'pool') {

@@ -1,7 +1,7 @@
 import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
 import type { StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import { PoolCandles } from './candles.ts';
+import { PoolCandles, SEQ_STALE_GAP } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
@@ -96,7 +96,8 @@ export interface PoolState {
 
 
 /** A new pool; without a repo its closed candles stay in memory (tests). */
-export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null): PoolState {
+/** `stale`: the pool may have existed before (ActorBehavior.initial): its candle seqs start SEQ_STALE_GAP on. */
+export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null, stale = false): PoolState {
   const closed = new PoolClosedCandles(pool_address, candlesRepo);
   return {
     pool_address,
@@ -118,7 +119,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     unsaved: new TradeLog(),
     writing: null,
     persisted_up_to: null,
-    candles: new PoolCandles(closed),
+    candles: new PoolCandles(closed, stale ? SEQ_STALE_GAP : 0),
     closed,
     windows: new PoolWindows(),
     distinct: new DistinctWallets(),

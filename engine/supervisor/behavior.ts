@@ -29,7 +29,13 @@ export interface ActorBehavior<S = unknown> {
   readonly kind: string;
   /** The keys of the actors of this kind an event goes to; undefined for none. */
   route(event: IngestEvent): string | readonly string[] | undefined;
-  initial(key: string): S;
+  /**
+   * A new actor's state. `stale`: the actor may have existed before, in an earlier run
+   * (it is being built from events that run logged, with no snapshot) or in this one (a
+   * rebuild with no snapshot to start from): as for fromSnapshot, a number it hands out
+   * and promises never to repeat must move past anything that earlier actor handed out.
+   */
+  initial(key: string, stale?: boolean): S;
   /**
    * Applies one event to the state, in place. Throwing marks the actor broken: the
    * supervisor rebuilds it from its snapshot and the log. May return a lifecycle

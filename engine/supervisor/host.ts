@@ -104,6 +104,11 @@ export class ActorHost<S> {
    * a batch are stamped with one reading, not one per event and per read.
    */
   private batchNow = 0;
+  /**
+   * The engine is replaying events an earlier run logged (after its last checkpoint): an
+   * actor created now without a snapshot may have existed in that run (see `load`).
+   */
+  recovering = false;
   /** This host's run, written into its snapshots (PersistedActor.run). */
   private readonly run = randomInt(1, 2 ** 47);
 
@@ -319,7 +324,7 @@ export class ActorHost<S> {
   private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined, rebuilding = false): void {
     const { behavior } = this;
     if (!snapshot) {
-      resident.state = behavior.initial(resident.key);
+      resident.state = behavior.initial(resident.key, rebuilding || this.recovering);
       resident.seq = 0;
       resident.lifecycle = this.initialLifecycle;
       return;

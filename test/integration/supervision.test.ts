@@ -299,6 +299,38 @@ describe('supervision', () => {
     expect(probeOf(again).get(WALLET)).toMatchObject({ labels: ['kol', 'flaky'], stale: true });
   });
 
+  it('tells initial when a new actor may have existed before: built from an earlier run\'s log, or rebuilt with no snapshot; never for one new in this run', async () => {
+    let throwOn = '';
+    const probe: ActorBehavior<{ labels: string[]; stale: boolean | null }> = {
+      kind: 'initial-probe',
+      route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
+      initial: (_key, stale) => ({ labels: [], stale: stale ?? null }),
+      apply(state, e) {
+        if (e.type !== 'label') return;
+        if (e.label === throwOn) {
+          throwOn = '';
+          throw new Error('transient');
+        }
+        state.labels.push(e.label);
+      },
+    };
+    const probeOf = (e: Engine) => e.hosts.find((h) => h.kind === 'initial-probe')!;
+    const e = await temp.open({}, { actors: [probe] });
+    await e.ingest(label(WALLET, 'kol', 1));
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: false });
+    // A throw before any snapshot: the rebuild starts from `initial` again and replays the log.
+    throwOn = 'flaky';
+    await e.ingest(label(WALLET, 'flaky', 2));
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    await temp.crash(e);
+    // No checkpoint was taken: the next run builds the actor from the log.
+    const again = await temp.open({}, { actors: [probe] });
+    expect(probeOf(again).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    // An actor the new run creates from a new event is new.
+    await again.ingest(label(OTHER_WALLET, 'kol', 3));
+    expect(probeOf(again).get(OTHER_WALLET)).toEqual({ labels: ['kol'], stale: false });
+  });
+
   it('stops an actor that keeps crashing and sends its events to dead letters', async () => {
     flakyThrown = true;
     const e = await start({ actors: { restartsMax: 2 } });
