@@ -1,6 +1,7 @@
 import type { CandlesRepo } from '../storage/candles.repo.ts';
 import type { Storage } from '../storage/lmdb.ts';
 import type { TradesRepo } from '../storage/trades.repo.ts';
+import { pruneWalletIndex } from '../storage/wallet-index.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 
@@ -12,6 +13,8 @@ export interface RetentionResult {
   pools: number;
   tradeBlocks: number;
   candles: number;
+  /** Chunks of the wallet order (storage/wallet-index.ts). */
+  walletChunks: number;
 }
 
 /**
@@ -19,15 +22,16 @@ export interface RetentionResult {
  * default: SERVICE.md's history), 1s and 15s candles older than their own limits;
  * longer candle intervals are kept. Ages are measured on the engine clock, so a
  * replay in event time prunes as of the events' time. A pass walks every pool with a
- * snapshot in slices of POOLS_PER_TURN, yielding between slices; deletes are async
- * puts that join the turn's transaction.
+ * snapshot in slices of POOLS_PER_TURN, yielding between slices, then the wallet order
+ * of trades (by wallet first: read whole, in slices too); deletes are async puts that
+ * join the turn's transaction.
  */
 export async function pruneOnce(
   deps: { storage: Storage; trades: TradesRepo; candles: CandlesRepo; clock: Clock },
   retention: Config['retention'],
 ): Promise<RetentionResult> {
   const now = deps.clock.now();
-  const result: RetentionResult = { pools: 0, tradeBlocks: 0, candles: 0 };
+  const result: RetentionResult = { pools: 0, tradeBlocks: 0, candles: 0, walletChunks: 0 };
   let slice: string[] = [];
   const run = async (pools: string[]) => {
     for (const pool of pools) {
@@ -46,6 +50,7 @@ export async function pruneOnce(
     }
   }
   if (slice.length > 0) await run(slice);
+  result.walletChunks = await pruneWalletIndex(deps.storage, now - retention.tradesDays * DAY);
   // Writes commit in order: once this one has, every delete above has too.
   await deps.storage.meta.put('retention:last', now);
   return result;

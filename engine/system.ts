@@ -21,6 +21,9 @@ import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
+import { WalletIndexer } from '../storage/wallet-indexer.ts';
+import type { StoredTrade } from '../storage/trades.repo.ts';
+import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -88,6 +91,10 @@ export class Engine {
   readonly pools: ActorHost<PoolState>;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
+  /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
+  readonly walletIndexer: WalletIndexer;
+  /** The pools each wallet traded in lately, for its trades still in memory. */
+  private readonly recentWallets = new RecentWalletPools();
   readonly publisher: MarketPublisher;
   private readonly flushMs: number;
   private readonly flushSliceMs: number;
@@ -135,7 +142,8 @@ export class Engine {
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
     };
     const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });
-    this.trades = new TradesRepo(this.storage);
+    this.walletIndexer = new WalletIndexer(options.config.data, (message) => this.log.error({ part: 'wallet-index' }, message));
+    this.trades = new TradesRepo(this.storage, () => this.walletIndexer.poke());
     this.candles = new CandlesRepo(this.storage);
     this.flushMs = options.flushMs ?? 250;
     this.flushSliceMs = options.flushSliceMs ?? 5;
@@ -151,7 +159,15 @@ export class Engine {
     this.quotePrices = host(quotePriceBehavior);
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
-    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs: this.publisher }));
+    const publisher = this.publisher;
+    const recentWallets = this.recentWallets;
+    const outputs = {
+      trade(state: PoolState, stored: StoredTrade) {
+        publisher.trade(state, stored);
+        recentWallets.note(stored[5], state.pool_address);
+      },
+    };
+    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
@@ -186,6 +202,8 @@ export class Engine {
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
+    // What the last run stored and did not index yet.
+    for (const _ of this.storage.walletJournal.getKeys({ limit: 1 })) this.walletIndexer.poke();
     this.publisher.flush();
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
@@ -345,6 +363,8 @@ export class Engine {
 
   private async checkpointNow(sliceMs: number): Promise<unknown> {
     const seq = this.appliedSeq;
+    // Trades applied before this write out now (or at the next checkpoint): wallet-trades.ts.
+    this.recentWallets.rotate();
     if (!(await this.inSlices(this.snapshotSteps(), sliceMs))) return false;
     if (!(await this.inSlices(this.researchSteps(sliceMs), sliceMs))) return false;
     // What changed since the last slice, in the turn that writes C.
@@ -460,11 +480,13 @@ export class Engine {
     for (const host of this.hosts) host.passivateAll();
     await this.recordCheckpoint(this.appliedSeq);
     this.subscription.unsubscribe();
+    // What it has not indexed stays in the journal for the next run.
+    await this.walletIndexer.close();
     await this.storage.close();
   }
 
   private createQuery(): Query {
-    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots);
+    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots, { storage: this.storage, recent: this.recentWallets });
     const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
     return {
       market,

@@ -96,7 +96,14 @@ export interface Storage {
   /** `trades` with values as bytes (read in place by trade-codec.ts TradeBlock). */
   readonly tradeBlocks: Database<Buffer, Key[]>;
   readonly tradesByToken: Database<unknown, Key[]>;
-  readonly tradesByWallet: Database<unknown, Key[]>;
+  /** [wallet, bucket, chunk] → positions and pools of the wallet's trades (storage/wallet-index.ts WalletChunk). */
+  readonly tradesByWallet: Database<[string[], number[]], Key[]>;
+  /**
+   * [journal seq, pool] → trades of that pool just stored (a block's bytes), not yet in
+   * `tradesByWallet`: written in the same transaction as the blocks, emptied by the
+   * wallet indexer (storage/wallet-index.ts).
+   */
+  readonly walletJournal: Database<Buffer, [number, string]>;
   readonly candles: Database<unknown, Key[]>;
   readonly tokens: Database<unknown, string>;
   readonly pools: Database<unknown, string>;
@@ -136,6 +143,7 @@ export function openStorage(path: string): Storage {
     tradeBlocks: db<Buffer, Key[]>('trades', { encoding: 'binary' }),
     tradesByToken: db('trades_by_token'),
     tradesByWallet: db('trades_by_wallet'),
+    walletJournal: db('wallet_journal', { encoding: 'binary' }),
     candles: structured('candles'),
     tokens: structured('tokens'),
     pools: structured('pools'),

@@ -185,4 +185,43 @@ export class TradeBlock implements TradeRows {
   decode(i: number): StoredTrade {
     return decodeTrade(this.bytes, this.offsets[i]!, this.offsets[i + 1]!);
   }
+
+  /**
+   * Trade i's position into key[from..from+4) and where its wallet's msgpack value
+   * lies (`walletStart`, `walletEnd`), decoding nothing else: what the wallet index
+   * takes of a trade.
+   */
+  position(i: number, key: unknown[], from: number): void {
+    const b = this.bytes;
+    let p = this.offsets[i]! + 1;
+    for (let k = 0; k < 4; k++) {
+      const next = skipValue(b, p);
+      key[from + k] = readNumberAt(b, p, next);
+      p = next;
+    }
+    // The side, then the wallet.
+    p = skipValue(b, p);
+    this.walletStart = p;
+    this.walletEnd = skipValue(b, p);
+  }
+
+  /** Set by `position`. */
+  walletStart = 0;
+  walletEnd = 0;
+
+  /** The wallet `position` found, as a string. */
+  wallet(): string {
+    const v = readValueAt(this.bytes, this.walletStart, this.walletEnd);
+    if (typeof v !== 'string') throw new Error(`trade block: a wallet is ${v === null ? 'null' : typeof v}`);
+    return v;
+  }
+
+  /** Whether the wallet `position` found is the string whose UTF-8 bytes are `utf8` (compared in place). */
+  walletIs(utf8: Buffer): boolean {
+    const b = this.bytes;
+    const h = b[this.walletStart]!;
+    const from = this.walletStart + (h >= 0xa0 && h < 0xc0 ? 1 : h === 0xd9 ? 2 : h === 0xda ? 3 : h === 0xdb ? 5 : -Infinity);
+    if (!(from <= this.walletEnd)) return false; // not a string
+    return this.walletEnd - from === utf8.length && b.compare(utf8, 0, utf8.length, from, this.walletEnd) === 0;
+  }
 }

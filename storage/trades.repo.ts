@@ -65,7 +65,28 @@ function blockBytes(trades: EncodedTrades, from: number, to: number): Buffer {
  * snapshot (one transaction), never per trade.
  */
 export class TradesRepo {
-  constructor(private readonly storage: Storage) {}
+  /** The next wallet journal key's seq (read from LMDB on the first write). */
+  private journalSeq = -1;
+
+  /** `onJournal`: told of every wallet journal entry put (the engine starts its wallet indexer then). */
+  constructor(
+    private readonly storage: Storage,
+    private readonly onJournal?: () => void,
+  ) {}
+
+  /**
+   * Puts the bytes of trades just stored into the wallet journal, in the caller's turn
+   * and so in the transaction of the blocks they were stored in: the wallet indexer
+   * (wallet-index.ts) takes them from there into `trades_by_wallet`.
+   */
+  private journal(pool: string, bytes: Buffer): void {
+    if (this.journalSeq < 0) {
+      this.journalSeq = 0;
+      for (const key of this.storage.walletJournal.getKeys({ reverse: true, limit: 1 })) this.journalSeq = (key as [number, string])[0] + 1;
+    }
+    void this.storage.walletJournal.put([this.journalSeq++, pool], asBinary(bytes) as never);
+    this.onJournal?.();
+  }
 
   /**
    * Stores trades (sorted) that are all later than `persistedUpTo` as new blocks of
@@ -85,11 +106,16 @@ export class TradesRepo {
       // Few: decoded and merged the way any stored block is rewritten.
       const late: StoredTrade[] = [];
       while (i < n && trades.compareAt(i, persistedUpTo) <= 0) late.push(trades.decode(i++));
-      if (late.length > 0) last = this.mergeLate(pool, late);
+      if (late.length > 0) {
+        last = this.mergeLate(pool, late);
+        this.journal(pool, blockBytes(trades, 0, i));
+      }
     }
     for (; i < n; i += blockMax) {
       const to = Math.min(n, i + blockMax);
-      last = db.put([pool, ...trades.keyAt(i)], asBinary(blockBytes(trades, i, to)));
+      const bytes = blockBytes(trades, i, to);
+      last = db.put([pool, ...trades.keyAt(i)], asBinary(bytes));
+      this.journal(pool, bytes);
     }
     return last;
   }
@@ -154,6 +180,24 @@ export class TradesRepo {
       // Decoded trade by trade, only those returned (a page takes ~100 of a block's up to 512).
       if (yield* windowed(new TradeBlock(value), opts)) return;
     }
+  }
+
+  /** The stored trade of a pool at this position, if any (one block read, a binary search in it). */
+  find(pool: string, key: TradeKey): StoredTrade | undefined {
+    const db = this.storage.tradeBlocks;
+    for (const { value } of db.getRange({ start: [pool, ...key] as never, end: [pool], reverse: true, limit: 1 })) {
+      const block = new TradeBlock(value);
+      let lo = 0;
+      let hi = block.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const c = block.compareAt(mid, key);
+        if (c === 0) return block.decode(mid);
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+    return undefined;
   }
 
   /**

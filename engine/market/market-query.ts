@@ -12,7 +12,10 @@ import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
-import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, merge, poolTrades, take, type TradeWindow } from './trades.ts';
+import type { Storage } from '../../storage/lmdb.ts';
+import { storedWalletTrades } from '../../storage/wallet-index.ts';
+import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, dedup, merge, poolTrades, take, type TradeWindow } from './trades.ts';
+import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
 import { poolObject, snapshotOf, tokenName, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
 
 export interface TradeListOptions {
@@ -21,8 +24,17 @@ export interface TradeListOptions {
   limit: number;
   /** Position of the last trade of the previous page. */
   after?: TradeKey;
-  /** Pool trades only: the side to describe trades from (default the base token). */
+  /**
+   * Pool trades: the side to describe trades from (default the base token). Wallet
+   * trades: only pools holding this token, from its side.
+   */
   token?: string;
+}
+
+/** What wallet trades are read from: the store (index, journal, blocks) and the pools' memory. */
+export interface WalletTradeSources {
+  storage: Storage;
+  recent: RecentWalletPools;
 }
 
 /** What one trade record of a page is made from (views.ts tradeRecord / tradeJson). */
@@ -109,6 +121,7 @@ export class MarketQuery {
     private readonly history?: CandleHistory,
     /** The sniper window of the holder totals (config `market.sniperSlots`). */
     private readonly sniperSlots = DEFAULT_SNIPER_SLOTS,
+    private readonly wallets?: WalletTradeSources,
   ) {}
 
   /** Latest USD price of a pool's quote asset (wSOL/USDC from quote_price), or null. */
@@ -464,6 +477,38 @@ export class MarketQuery {
     return this.page(this.mergePools(this.poolStates(t), opts), opts.limit, () => address);
   }
 
+  /**
+   * GET /wallets/{wallet}/trades: the wallet's trades in every pool, merged in order:
+   * stored ones from the wallet index (and its journal), the rest from the memory of
+   * the pools it traded in lately. With `token`, only pools holding that token, each
+   * trade from its side; otherwise each from its pool's base token. A wallet without
+   * trades has an empty list.
+   */
+  walletTrades(wallet: string, opts: TradeListOptions): TradePage {
+    const w = this.window(opts);
+    const streams: Array<Iterator<[StoredTrade, string]>> = [];
+    if (this.wallets) {
+      streams.push(storedWalletTrades(this.wallets.storage, this.trades, wallet, w));
+      for (const address of this.wallets.recent.pools(wallet)) {
+        const s = this.poolState(address);
+        if (s) streams.push(withAddress(walletTradesInMemory(s, wallet, w), address));
+      }
+    }
+    const token = opts.token;
+    const rows = this.inPools(dedup(merge(streams, opts.order === 'asc', tradeOfAddressed), tradeOfAddressed), token);
+    return this.page(rows, opts.limit, (p) => token ?? p.info!.base_address);
+  }
+
+  /** Each trade with its pool's state; with `token`, only those of pools holding it. */
+  private *inPools(trades: Iterable<[StoredTrade, string]>, token: string | undefined): Generator<[StoredTrade, PoolState]> {
+    for (const [t, address] of trades) {
+      const p = this.poolState(address);
+      if (!p) continue;
+      if (token !== undefined && p.info!.base_address !== token && p.info!.quote_address !== token) continue;
+      yield [t, p];
+    }
+  }
+
   /** The pools' trades in the window, merged in order, each with its pool. */
   private mergePools(pools: PoolState[], opts: TradeListOptions): Iterator<[StoredTrade, PoolState]> {
     const w = this.window(opts);
@@ -473,6 +518,11 @@ export class MarketQuery {
 }
 
 const tradeOf = (item: [StoredTrade, PoolState]) => item[0];
+const tradeOfAddressed = (item: [StoredTrade, string]) => item[0];
+
+function* withAddress(trades: Iterable<StoredTrade>, address: string): Generator<[StoredTrade, string]> {
+  for (const t of trades) yield [t, address];
+}
 
 function* withPool(trades: Iterable<StoredTrade>, pool: PoolState): Generator<[StoredTrade, PoolState]> {
   for (const t of trades) yield [t, pool];

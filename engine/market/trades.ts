@@ -25,19 +25,21 @@ export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | u
   const streams: Array<Iterator<StoredTrade>> = [repo.read(pool, w)];
   if (state) streams.push(windowed(state.unsaved, w));
   if (state?.writing) streams.push(windowed(state.writing, w));
-  yield* dedup(merge(streams, w.order === 'asc', self));
+  yield* dedup(merge(streams, w.order === 'asc', self), self);
 }
 
 /**
- * Drops a trade equal by position to the one before it: a batch that committed while
- * it was still listed as writing is in both the store and memory for a moment.
+ * Drops an item whose trade is equal by position to the one before it: a batch that
+ * committed while it was still listed as writing is in both the store and memory for
+ * a moment.
  */
-function* dedup(trades: Iterable<StoredTrade>): Generator<StoredTrade> {
+export function* dedup<T>(items: Iterable<T>, keyOf: (item: T) => StoredTrade): Generator<T> {
   let previous: StoredTrade | null = null;
-  for (const t of trades) {
+  for (const item of items) {
+    const t = keyOf(item);
     if (previous !== null && compareKey(t, previous) === 0) continue;
     previous = t;
-    yield t;
+    yield item;
   }
 }
 

@@ -128,6 +128,8 @@ export function useTempEngine(prefix?: string): TempEngine {
     async crash(engine) {
       await engine.gate.flush();
       engine.query.research?.stop();
+      // Its thread dies with the process in a real crash.
+      await engine.walletIndexer.close();
       await engine.storage.close();
       engines = engines.filter((e) => e !== engine);
     },

@@ -217,7 +217,13 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/v1/wallets/signals': { tag: 'smart money', summary: 'Wallet signals (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/wallets/:wallet_address/performance': { tag: 'wallet', summary: 'Wallet performance', data: { type: 'object' } },
   '/v1/wallets/:wallet_address/positions': { tag: 'wallet', summary: 'Open positions', data: arr({ type: 'object' }), paged: true },
-  '/v1/wallets/:wallet_address/trades': { tag: 'wallet', summary: 'Trades of a wallet', data: arr(ref('Trade')), paged: true },
+  '/v1/wallets/:wallet_address/trades': {
+    tag: 'wallet',
+    summary: 'Trades of a wallet',
+    description: `Every pool the wallet traded in, bonding curves included. Without token_address each trade is described from its pool's base token; with it, only pools holding that token, each trade from its side. A wallet that never traded has an empty list (any address is a wallet), not a 404. Trades are in this list as soon as they are applied, as in the pool and token lists. ${TRADES_RULES}`,
+    data: arr(ref('Trade')),
+    paged: true,
+  },
   '/v1/wallets/:wallet_address/daily_pnl': { tag: 'wallet', summary: 'Daily PnL', data: arr({ type: 'object' }) },
   '/v1/wallets/:wallet_address/deployed_tokens': { tag: 'wallet', summary: 'Tokens deployed by the wallet', data: arr({ type: 'object' }), paged: true },
 };
@@ -231,6 +237,7 @@ export const PARAM_DOCS: Record<string, string> = {
   end_time: 'Unix ms; not before start_time.',
   addresses: 'Comma-separated addresses, no spaces, no repeats.',
   token_address: 'Token mint address.',
+  '/v1/wallets/:wallet_address/trades token_address': "Only trades in pools holding this token, each described from its side. Default: every pool, each trade from its pool's base token.",
   pool_address: 'Pool address.',
   wallet_address: 'Wallet address.',
   q: 'Name, symbol or mint address; at most 100 characters. Absent or blank: every token.',

@@ -6,6 +6,7 @@ import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf,
 import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
+import { walletTradesRoute } from './handlers/wallets.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import { defineRoute, type Route } from './route.ts';
 
@@ -68,5 +69,12 @@ export const ROUTES: readonly Route[] = [
     query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor }),
     handler: tokenTradesRoute,
     version: ({ params, deps }) => deps.query.market?.tokenTradesVersion(params.token_address) ?? null,
+  }),
+  defineRoute({
+    pattern: '/v1/wallets/:wallet_address/trades',
+    auth: true,
+    params: z.object({ wallet_address: address }),
+    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token_address: address.optional() }),
+    handler: walletTradesRoute,
   }),
 ];

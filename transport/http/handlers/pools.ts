@@ -21,7 +21,7 @@ const tradeCursorPayload = z.object({ subject: z.string(), order: z.enum(['asc',
  */
 export function tradesPage(
   deps: ServerDeps,
-  kind: 'pool_trades' | 'token_trades',
+  kind: 'pool_trades' | 'token_trades' | 'wallet_trades',
   subject: string,
   q: { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string; token?: string },
   read: (after: [number, number, number, number] | undefined) => TradePage | null,
@@ -30,7 +30,7 @@ export function tradesPage(
   const filters = { subject, order: q.order, start: q.start_time ?? null, token: q.token ?? null };
   const after = cursorPosition(codec, q.cursor, filters, 'subject, order, start_time and token')?.after;
   const result = read(after);
-  if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : 'token', subject);
+  if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : kind === 'token_trades' ? 'token' : 'wallet', subject);
   // The records go out as JSON written directly (views.ts tradeJson).
   return page(new JsonText(result.itemsJson()), {
     next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,

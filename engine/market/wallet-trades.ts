@@ -1,0 +1,50 @@
+import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import { windowed } from '../../storage/trade-codec.ts';
+import { compareKey, type StoredTrade } from '../../storage/trades.repo.ts';
+import type { TradeWindow } from './trades.ts';
+
+/** Generations RecentWalletPools keeps (one a checkpoint). */
+const GENERATIONS = 3;
+
+/**
+ * Which pools may hold a wallet's trades in memory only (a pool's unsaved log, or the
+ * batch being written: pool.actor.ts), for GET /wallets/{wallet}/trades: the stored
+ * ones are in the wallet index (storage/wallet-index.ts). Each trade notes its pool
+ * under its wallet in the current generation; every checkpoint starts a new one and
+ * drops the oldest of GENERATIONS. A trade leaves memory at the commit of its pool's
+ * first write after it was applied: at the next checkpoint, or the one after when a
+ * write was still in flight at that one. Per trade: a map lookup and a set check.
+ */
+export class RecentWalletPools {
+  private generations: Array<Map<string, Set<string>>> = [new Map()];
+
+  note(wallet: string, pool: string): void {
+    const current = this.generations[0]!;
+    const pools = current.get(wallet);
+    if (pools === undefined) current.set(wallet, new Set([pool]));
+    else pools.add(pool);
+  }
+
+  /** A checkpoint starts. */
+  rotate(): void {
+    this.generations.unshift(new Map());
+    if (this.generations.length > GENERATIONS) this.generations.pop();
+  }
+
+  pools(wallet: string): Set<string> {
+    const out = new Set<string>();
+    for (const g of this.generations) for (const p of g.get(wallet) ?? []) out.add(p);
+    return out;
+  }
+}
+
+/** The wallet's trades among a pool's trades in memory (unsaved, and being written), in the window's order. */
+export function* walletTradesInMemory(state: PoolState, wallet: string, w: TradeWindow): Generator<StoredTrade> {
+  const asc = w.order === 'asc';
+  const found: StoredTrade[] = [];
+  for (const rows of state.writing ? [state.unsaved, state.writing] : [state.unsaved]) {
+    for (const t of windowed(rows, w)) if (t[5] === wallet) found.push(t);
+  }
+  found.sort((a, b) => (asc ? compareKey(a, b) : compareKey(b, a)));
+  yield* found;
+}
