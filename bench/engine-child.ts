@@ -30,6 +30,10 @@ export interface EngineChildResult {
   trades: number;
   /** engine.stop(): passivate every actor (snapshots, trade blocks, candles) and close. */
   stopSeconds: number;
+  /** From the checkpoint durable to the wallet journal empty: how far the wallet indexer's thread was behind. */
+  walletIndexSeconds: number;
+  /** Trades in the wallet index then (storage/wallet-index.ts chunks): every swap, once. */
+  walletTrades: number;
   dbBytes: number;
   /** Bytes in use per LMDB database (pages × page size), by its LMDB name (`ingest_log`, `trades`, ...). */
   dbBytesByName: Record<string, number>;
@@ -88,6 +92,11 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   await whenFlushed(engine.checkpoint() as Promise<boolean>);
   const seconds = (performance.now() - started) / 1000;
   const peak = peakRssMiB();
+  const indexStarted = performance.now();
+  await engine.walletIndexer.drain();
+  const walletIndexSeconds = (performance.now() - indexStarted) / 1000;
+  let walletTrades = 0;
+  for (const { value } of engine.storage.tradesByWallet.getRange({})) walletTrades += value[1].length / 5;
   const status = engine.query.status();
   let trades = 0;
   const market = engine.query.market!;
@@ -113,7 +122,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   server.close();
   await again.stop();
   return {
-    mode: 'engine', seconds, ingested: status.ingested, deadLetters: status.deadLetters, trades, stopSeconds, dbBytes, dbBytesByName,
+    mode: 'engine', seconds, ingested: status.ingested, deadLetters: status.deadLetters, trades, stopSeconds, walletIndexSeconds, walletTrades, dbBytes, dbBytesByName,
     peakRssMiB: peak, restartMs, restartStatus: res.status,
   };
 }

@@ -68,6 +68,7 @@ const benchmark: Benchmark = {
         rmSync(join(dir, `engine-${r}`), { recursive: true, force: true });
         if (e.ingested !== written.events || e.deadLetters) throw new Error(`engine ingested ${e.ingested}/${written.events}, ${e.deadLetters} dead letters`);
         if (e.trades !== swaps) throw new Error(`the pools count ${e.trades} trades, the file has ${swaps} swaps`);
+        if (e.walletTrades !== swaps) throw new Error(`the wallet index holds ${e.walletTrades} trades, the file has ${swaps} swaps`);
         if (e.restartStatus !== 200) throw new Error(`GET /v1/pools/{pool} after restart answered ${e.restartStatus}`);
         engine.push(e);
         if (profiled) {
@@ -75,7 +76,7 @@ const benchmark: Benchmark = {
           if (profile) for (const line of profileLines(summarizeProfile(profile))) log(`engine child (ingest, stop, restart) ${line}`);
         }
         log(
-          `whole engine #${r + 1}: ${fmt(swaps / e.seconds)} swaps/s (${e.seconds.toFixed(2)} s to checkpointed), stop ${e.stopSeconds.toFixed(2)} s, ` +
+          `whole engine #${r + 1}: ${fmt(swaps / e.seconds)} swaps/s (${e.seconds.toFixed(2)} s to checkpointed; wallet index caught up ${e.walletIndexSeconds.toFixed(2)} s later), stop ${e.stopSeconds.toFixed(2)} s, ` +
             `peak RSS ${fmt(e.peakRssMiB)} MiB, LMDB ${fmt((e.dbBytes / swaps) * 1e6 / 2 ** 20)} MiB per 1M trades, restart + first /pools ${fmt(e.restartMs)} ms`,
         );
         const now = performance.now();
@@ -99,6 +100,7 @@ const benchmark: Benchmark = {
           summarize(gate.map((g) => (g.dbBytes / swaps) * 1e6 / 2 ** 20), 'MiB', 1, 'lower'),
         ),
         stop_seconds: summarize(engine.map((e) => e.stopSeconds), 's', 2, 'lower'),
+        wallet_index_lag_seconds: summarize(engine.map((e) => e.walletIndexSeconds), 's', 2, 'lower'),
         restart_first_pool_ms: summarize(engine.map((e) => e.restartMs), 'ms', 0, 'lower'),
       };
       log(
