@@ -35,9 +35,14 @@ export class WalletIndexer {
         else resolve();
       });
       worker.on('error', (err) => this.onError(`wallet indexer failed: ${err.message}`));
-      worker.on('exit', () => {
+      worker.on('exit', (code) => {
         for (const done of this.drains.values()) done();
         this.drains.clear();
+        // Gone without being asked: the next journal entry starts another.
+        if (!this.closed) {
+          this.onError(`wallet indexer exited with code ${code}; it starts again with the next stored trades`);
+          this.worker = null;
+        }
         resolve();
       });
     });

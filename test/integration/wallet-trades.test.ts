@@ -167,6 +167,17 @@ describe('GET /wallets/{wallet}/trades', () => {
     srv.close();
   });
 
+  it('keeps the trades of pools passivated since (stored with their snapshots)', async () => {
+    const { engine, srv } = await setUp();
+    await engine.passivateIdle(performance.now() + 10 * 60_000);
+    expect(engine.pools.isResident(POOL_A)).toBe(false);
+    expect(shape(await list(srv, '&order=asc'))).toEqual(expected(ALL));
+    await engine.walletIndexer.drain();
+    expect(indexed(engine, WALLET)).toBe(ALL.length);
+    expect(shape(await list(srv, '&order=asc'))).toEqual(expected(ALL));
+    srv.close();
+  });
+
   it('keeps every trade across a stop and a crash, whatever the indexer had done', async () => {
     let { engine, srv } = await setUp();
     srv.close();
