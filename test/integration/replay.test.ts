@@ -42,6 +42,7 @@ async function ingestOnce(name: string): Promise<EngineServer> {
 function paths(): string[] {
   const pools: Array<{ pool: string; base: string; quote: string; swaps: number }> = [];
   const swaps = new Map<string, number>();
+  const byWallet = new Map<string, number>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.startsWith('{"type":"pool"')) {
       const e = JSON.parse(line);
@@ -49,6 +50,8 @@ function paths(): string[] {
     } else if (line.startsWith('{"type":"swap"')) {
       const pool = /"pool_address":"(\w+)"/.exec(line)![1]!;
       swaps.set(pool, (swaps.get(pool) ?? 0) + 1);
+      const wallet = /"wallet_address":"(\w+)"/.exec(line)![1]!;
+      byWallet.set(wallet, (byWallet.get(wallet) ?? 0) + 1);
     }
   }
   for (const p of pools) p.swaps = swaps.get(p.pool) ?? 0;
@@ -63,6 +66,12 @@ function paths(): string[] {
     out.push(`/v1/tokens/${p.base}`, `/v1/tokens/${p.base}/pools`, `/v1/tokens/${p.base}/trades?limit=200`);
     for (const interval of ['1s', '1m', '1h']) out.push(`/v1/pools/${p.pool}/candles?interval=${interval}&limit=1000`);
     out.push(`/v1/pools/${p.pool}/candles?mode=market_cap&currency=quote`);
+  }
+  // The busiest wallets and one that traded once: their trades span many pools, stored,
+  // indexed or not yet (each instance's wallet indexer is wherever it got to).
+  const wallets = [...byWallet].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  for (const [wallet] of [...wallets.slice(0, 3), wallets.find(([, n]) => n === 1)!]) {
+    out.push(`/v1/wallets/${wallet}/trades?limit=100`, `/v1/wallets/${wallet}/trades?order=asc&limit=50`, `/v1/wallets/${wallet}/trades?token_address=${picked[0]!.base}`);
   }
   return out;
 }
@@ -108,6 +117,10 @@ describe('replay in event-clock mode', () => {
         compared++;
       }
     }
+    // The busiest wallet's list holds trades of several pools.
+    const busiestWallet = await a.text(paths().find((p) => p.startsWith('/v1/wallets/'))!);
+    expect(busiestWallet.match(/"trade_id"/g)?.length).toBeGreaterThan(20);
+    expect(new Set(busiestWallet.match(/"pool_address":"\w+"/g)).size).toBeGreaterThan(1);
     expect(compared).toBeGreaterThan(80);
     expect(withData).toBeGreaterThan(70);
   });
