@@ -491,7 +491,7 @@ export class MarketQuery {
       streams.push(storedWalletTrades(this.wallets.storage, this.trades, wallet, w));
       for (const address of this.wallets.recent.pools(wallet)) {
         const s = this.poolState(address);
-        if (s) streams.push(withAddress(walletTradesInMemory(s, wallet, w), address));
+        if (s) streams.push(withPool(walletTradesInMemory(s, wallet, w), address));
       }
     }
     const token = opts.token;
@@ -520,10 +520,7 @@ export class MarketQuery {
 const tradeOf = (item: [StoredTrade, PoolState]) => item[0];
 const tradeOfAddressed = (item: [StoredTrade, string]) => item[0];
 
-function* withAddress(trades: Iterable<StoredTrade>, address: string): Generator<[StoredTrade, string]> {
-  for (const t of trades) yield [t, address];
-}
-
-function* withPool(trades: Iterable<StoredTrade>, pool: PoolState): Generator<[StoredTrade, PoolState]> {
+/** Each trade paired with its pool (its state, or its address). */
+function* withPool<P>(trades: Iterable<StoredTrade>, pool: P): Generator<[StoredTrade, P]> {
   for (const t of trades) yield [t, pool];
 }

@@ -23,9 +23,14 @@ export interface TradeWindow {
  */
 export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
   const streams: Array<Iterator<StoredTrade>> = [repo.read(pool, w)];
-  if (state) streams.push(windowed(state.unsaved, w));
-  if (state?.writing) streams.push(windowed(state.writing, w));
+  if (state) streams.push(memoryTrades(state, w));
   yield* dedup(merge(streams, w.order === 'asc', self), self);
+}
+
+/** A pool's trades in memory only (the unsaved log, and the batch being written), in the window's order. */
+export function* memoryTrades(state: PoolState, w: TradeWindow): Generator<StoredTrade> {
+  if (state.writing) yield* merge([windowed(state.unsaved, w), windowed(state.writing, w)], w.order === 'asc', self);
+  else yield* windowed(state.unsaved, w);
 }
 
 /**

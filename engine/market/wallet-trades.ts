@@ -1,7 +1,6 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { windowed } from '../../storage/trade-codec.ts';
-import { compareKey, type StoredTrade } from '../../storage/trades.repo.ts';
-import type { TradeWindow } from './trades.ts';
+import type { StoredTrade } from '../../storage/trades.repo.ts';
+import { memoryTrades, type TradeWindow } from './trades.ts';
 
 /** Generations RecentWalletPools keeps (one a checkpoint). */
 const GENERATIONS = 3;
@@ -40,11 +39,5 @@ export class RecentWalletPools {
 
 /** The wallet's trades among a pool's trades in memory (unsaved, and being written), in the window's order. */
 export function* walletTradesInMemory(state: PoolState, wallet: string, w: TradeWindow): Generator<StoredTrade> {
-  const asc = w.order === 'asc';
-  const found: StoredTrade[] = [];
-  for (const rows of state.writing ? [state.unsaved, state.writing] : [state.unsaved]) {
-    for (const t of windowed(rows, w)) if (t[5] === wallet) found.push(t);
-  }
-  found.sort((a, b) => (asc ? compareKey(a, b) : compareKey(b, a)));
-  yield* found;
+  for (const t of memoryTrades(state, w)) if (t[5] === wallet) yield t;
 }
