@@ -197,10 +197,20 @@ export class ActorHost<S> {
     return keys;
   }
 
-  /** Passivates one actor if it is still resident and still idle at `now` (it may have been used since it was listed). */
+  /**
+   * Passivates one actor if it is still resident and still idle at `now` (it may have
+   * been used since it was listed). One whose snapshot holds something back (a write
+   * of its own still in flight) stays until a later checkpoint has written it: dropped,
+   * that would wait in its snapshot until something activated the actor again, and
+   * what reads stored data alone (the wallet order of trades) would not see it.
+   */
   passivateIfIdle(key: string, now: number): boolean {
     const resident = this.residents.get(key);
     if (!resident || now - resident.lastUsed < this.options.idleMs) return false;
+    if (resident.dirty) {
+      this.writeSnapshot(resident);
+      if (resident.dirty) return false;
+    }
     this.passivate(resident);
     return true;
   }
