@@ -99,11 +99,12 @@ export interface Storage {
   /** [wallet, bucket, chunk] → positions and pools of the wallet's trades (storage/wallet-index.ts WalletChunk). */
   readonly tradesByWallet: Database<[string[], number[]], Key[]>;
   /**
-   * [journal seq, pool] → trades of that pool just stored (a block's bytes), not yet in
-   * `tradesByWallet`: written in the same transaction as the blocks, emptied by the
-   * wallet indexer (storage/wallet-index.ts).
+   * [journal seq, ...a trade block's key] → nothing: blocks of `trades` just written
+   * (new, or rewritten by a late trade) whose trades are not yet in `tradesByWallet`.
+   * Written in the same transaction as the blocks, emptied by the wallet indexer
+   * (storage/wallet-index.ts).
    */
-  readonly walletJournal: Database<Buffer, [number, string]>;
+  readonly walletJournal: Database<Buffer, Key[]>;
   readonly candles: Database<unknown, Key[]>;
   readonly tokens: Database<unknown, string>;
   readonly pools: Database<unknown, string>;

@@ -39,6 +39,11 @@ export interface EncodedTrades {
   copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number;
 }
 
+/** A wallet journal key: its seq, then the key of the block it names ([pool, at, slot, tx_index, event_index]). */
+export type JournalKey = [seq: number, pool: string, at: number, slot: number, txIndex: number, eventIndex: number];
+
+const EMPTY = Buffer.alloc(0);
+
 /** Whether two keys (arrays of numbers and strings, or none) are the same. */
 function sameKey(a: Key[] | null, b: Key[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -75,16 +80,16 @@ export class TradesRepo {
   ) {}
 
   /**
-   * Puts the bytes of trades just stored into the wallet journal, in the caller's turn
-   * and so in the transaction of the blocks they were stored in: the wallet indexer
-   * (wallet-index.ts) takes them from there into `trades_by_wallet`.
+   * Names a block just put in the wallet journal, in the caller's turn and so in the
+   * transaction of the block: the wallet indexer (wallet-index.ts) reads the block's
+   * trades from there into `trades_by_wallet`.
    */
-  private journal(pool: string, bytes: Buffer): void {
+  private journal(block: Key[]): void {
     if (this.journalSeq < 0) {
       this.journalSeq = 0;
-      for (const key of this.storage.walletJournal.getKeys({ reverse: true, limit: 1 })) this.journalSeq = (key as [number, string])[0] + 1;
+      for (const key of this.storage.walletJournal.getKeys({ reverse: true, limit: 1 })) this.journalSeq = (key as JournalKey)[0] + 1;
     }
-    void this.storage.walletJournal.put([this.journalSeq++, pool], asBinary(bytes) as never);
+    void this.storage.walletJournal.put([this.journalSeq++, ...block] as JournalKey, EMPTY as never);
     this.onJournal?.();
   }
 
@@ -106,16 +111,13 @@ export class TradesRepo {
       // Few: decoded and merged the way any stored block is rewritten.
       const late: StoredTrade[] = [];
       while (i < n && trades.compareAt(i, persistedUpTo) <= 0) late.push(trades.decode(i++));
-      if (late.length > 0) {
-        last = this.mergeLate(pool, late);
-        this.journal(pool, blockBytes(trades, 0, i));
-      }
+      if (late.length > 0) last = this.mergeLate(pool, late);
     }
     for (; i < n; i += blockMax) {
       const to = Math.min(n, i + blockMax);
-      const bytes = blockBytes(trades, i, to);
-      last = db.put([pool, ...trades.keyAt(i)], asBinary(bytes));
-      this.journal(pool, bytes);
+      const key = [pool, ...trades.keyAt(i)];
+      last = db.put(key, asBinary(blockBytes(trades, i, to)));
+      this.journal(key);
     }
     return last;
   }
@@ -140,7 +142,10 @@ export class TradesRepo {
       let key: Key[] | null = null;
       for (const k of db.getKeys({ start: [pool, trade[0], trade[1], trade[2], trade[3]], end: [pool], reverse: true, limit: 1 })) key = k;
       if (cover === undefined || !sameKey(key, cover)) {
-        if (cover !== undefined) last = db.put(target, block);
+        if (cover !== undefined) {
+          last = db.put(target, block);
+          this.journal(target);
+        }
         cover = key;
         // None: earlier than every stored trade. The first block's key would have to move,
         // so these go to a new block of their own, in front of it.
@@ -151,7 +156,10 @@ export class TradesRepo {
       while (at > 0 && compareStored(block[at - 1]!, trade) > 0) at--;
       block.splice(at, 0, trade);
     }
-    if (cover !== undefined) last = db.put(target, block);
+    if (cover !== undefined) {
+      last = db.put(target, block);
+      this.journal(target);
+    }
     return last;
   }
 

@@ -1,7 +1,7 @@
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { TradeBlock } from './trade-codec.ts';
-import { compareKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
+import { compareKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
 
 /**
  * The wallet order of trades (ARCHITECTURE.md `trades_by_wallet`), in chunks: key
@@ -11,12 +11,14 @@ import { compareKey, type StoredTrade, type TradeKey, type TradesRepo } from './
  * pools. A trade itself is read from its pool's block. A span may have several chunks
  * (one per step that met its trades); a read merges them.
  *
- * Filled off the engine's thread: TradesRepo puts the bytes of every batch of trades
- * it stores into `wallet_journal`, in the same transaction as the blocks, and the
- * indexer (wallet-index.worker.ts, a thread of its own) moves them into the index, the
- * journal entries removed in the transaction that indexes them. A crash at any point
- * loses nothing and indexes nothing twice. Reads take the index and the journal not
- * yet indexed, so a trade is in the wallet order from the commit of its block on.
+ * Filled off the engine's thread: TradesRepo names every block of trades it writes (a
+ * new one, or one a late trade rewrote) in `wallet_journal`, in the same transaction
+ * as the block, and the indexer (wallet-index.worker.ts, a thread of its own) reads
+ * those blocks into the index, the journal entries removed in the transaction that
+ * indexes them. A crash at any point loses nothing. A rewritten block is indexed again
+ * whole: a read drops a trade met twice in the chunks of its hour. Reads take the
+ * index and the blocks the journal names, so a trade is in the wallet order from the
+ * commit of its block on.
  *
  * Why chunks: a put per trade (sorted, 50,000 to a transaction) cost the indexer ~6 µs
  * a trade on the engine benchmark's journal, most of it B-tree inserts and the pages
@@ -83,14 +85,15 @@ export function indexJournalStep(storage: Storage, maxTrades = JOURNAL_TRADES_PE
     const done: unknown[] = [];
     const position: number[] = [0, 0, 0, 0];
     let trades = 0;
-    for (const { key, value } of walletJournal.getRange({})) {
+    for (const key of walletJournal.getKeys({})) {
       if (trades >= maxTrades) break;
-      const [seq, pool] = key as [number, string];
+      const [seq, pool] = key as JournalKey;
       // Read whole before any of it is gathered: an entry goes in entirely or not at all.
       const wallets: string[] = [];
       const positions: number[] = [];
       try {
-        const block = new TradeBlock(value as Buffer);
+        // Gone: retention pruned it since; its trades are out of the history.
+        const block = journalled(storage, key as JournalKey) ?? EMPTY_BLOCK;
         for (let i = 0; i < block.length; i++) {
           block.position(i, position, 0);
           wallets.push(block.wallet());
@@ -125,6 +128,14 @@ export function indexJournalStep(storage: Storage, maxTrades = JOURNAL_TRADES_PE
     taken = done.length;
   });
   return taken;
+}
+
+const EMPTY_BLOCK = { length: 0 } as TradeBlock;
+
+/** The block a journal entry names, as stored now; undefined when it is gone. */
+function journalled(storage: Storage, key: JournalKey): TradeBlock | undefined {
+  const bytes = storage.tradeBlocks.getBinary(key.slice(1) as Key[]);
+  return bytes ? new TradeBlock(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : undefined;
 }
 
 /** Index keys examined per turn by `pruneWalletIndex`. */
@@ -186,26 +197,28 @@ function inWindow(t: ArrayLike<unknown>, w: WalletWindow): boolean {
 }
 
 /**
- * The wallet's stored trades in the window, in order: the index, bucket by bucket
- * (each trade read from its pool's block as it is taken), merged with the journal not
- * yet indexed (read whole: the indexer keeps it short; other wallets' trades in it are
- * skipped by their wallet's bytes). A trade is in one of the two: the indexer moves
- * an entry in one transaction, and this reads in one (a synchronous walk).
+ * The wallet's stored trades in the window, in order, each once: the index, bucket by
+ * bucket (each trade read from its pool's block as it is taken), merged with the
+ * blocks the journal names (read whole: the indexer keeps it short; other wallets'
+ * trades in them are skipped by their wallet's bytes). The indexer moves entries in
+ * one transaction, and this reads in one (a synchronous walk), so no trade falls
+ * between the two; one may be in both (a block rewritten since it was indexed).
  */
 export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet: string, w: WalletWindow): Generator<WalletTrade> {
   const asc = w.order === 'asc';
   const pending: Array<[TradeKey, () => WalletTrade]> = [];
   const utf8 = Buffer.from(wallet, 'utf8');
-  for (const { key, value } of storage.walletJournal.getRange({})) {
-    const pool = (key as [number, string])[1];
-    const block = new TradeBlock(value as Buffer);
-    for (let i = 0; i < block.length; i++) {
+  for (const key of storage.walletJournal.getKeys({})) {
+    const pool = (key as JournalKey)[1];
+    const block = journalled(storage, key as JournalKey);
+    for (let i = 0; block && i < block.length; i++) {
       const position: TradeKey = [0, 0, 0, 0];
       block.position(i, position, 0);
       if (block.walletIs(utf8) && inWindow(position, w)) pending.push([position, () => [block.decode(i), pool]]);
     }
   }
   pending.sort((a, b) => (asc ? compareKey(a[0], b[0]) : compareKey(b[0], a[0])));
+  dropRepeats(pending);
 
   const indexed = indexedRefs(storage, wallet, w);
   let p = 0;
@@ -216,6 +229,16 @@ export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet
     if (trade) yield [trade, pool]; // else pruned with its block
   }
   while (p < pending.length) yield pending[p++]![1]();
+}
+
+/**
+ * Drops, in place, items whose position repeats the one before (a list sorted by
+ * position): a trade of a block indexed again after a late trade rewrote it.
+ */
+function dropRepeats<T>(items: Array<[TradeKey, T]>): void {
+  let n = 0;
+  for (let i = 0; i < items.length; i++) if (n === 0 || compareKey(items[i]![0], items[n - 1]![0]) !== 0) items[n++] = items[i]!;
+  items.length = n;
 }
 
 /** The wallet's indexed trade positions in the window, in order, bucket by bucket. */
@@ -237,6 +260,7 @@ function* indexedRefs(storage: Storage, wallet: string, w: WalletWindow): Genera
       }
     }
     refs.sort((a, b) => (asc ? compareKey(a[0], b[0]) : compareKey(b[0], a[0])));
+    dropRepeats(refs);
     chunks = [];
     yield* refs;
   };

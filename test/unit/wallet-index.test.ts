@@ -41,21 +41,23 @@ describe('wallet index', () => {
     await temp.repo.write('P1', logOf([trade(10, ALICE), trade(20, BOB), trade(30, ALICE)]), null, 2);
     await temp.repo.write('P2', logOf([trade(15, ALICE), trade(25, ALICE), trade(35, BOB)]), null);
     await temp.repo.write('P1', logOf([trade(12, ALICE), trade(40, ALICE)]), [30, 30, 0, 0]);
-    // One entry per block put and one for the late part: P1 2 + P2 1 + P1 (late 1, block 1).
+    // One entry per block put: P1 2, P2 1, then P1's first block rewritten and a new one.
     expect(journalled).toBe(5);
     expect(temp.storage.walletJournal.getKeysCount()).toBe(5);
     const alice = ['P1@10', 'P1@12', 'P2@15', 'P2@25', 'P1@30', 'P1@40'];
     const bob = ['P1@20', 'P2@35'];
     expect(read(ALICE)).toEqual(alice);
     expect(read(BOB)).toEqual(bob);
-    expect(indexJournalStep(temp.storage, 3)).toBe(2);
+    // The first entry names P1's first block as it is now (10, 12, 20): 3 trades, a step.
+    expect(indexJournalStep(temp.storage, 3)).toBe(1);
     expect(read(ALICE)).toEqual(alice);
     expect(read(BOB)).toEqual(bob);
-    expect(indexJournalStep(temp.storage)).toBe(3);
+    expect(indexJournalStep(temp.storage)).toBe(4);
     expect(indexJournalStep(temp.storage)).toBe(0);
     expect(temp.storage.walletJournal.getKeysCount()).toBe(0);
-    // Two steps, each a chunk per wallet (all in one bucket): the read merges them.
-    expect(indexed()).toEqual({ trades: 8, chunks: 4 });
+    // Two steps, each a chunk per wallet (all in one bucket), and that block's trades
+    // in both (named twice): the read merges the chunks and drops the repeats.
+    expect(indexed()).toEqual({ trades: 11, chunks: 4 });
     expect(read(ALICE)).toEqual(alice);
     expect(read(BOB)).toEqual(bob);
     // Newest first, a window, and a cursor position (exclusive) in both orders.
@@ -86,9 +88,10 @@ describe('wallet index', () => {
     expect(read(BOB)).toEqual([`P1@${B + 7}`]);
   });
 
-  it('drops a journal entry that does not read as trades, tells why, and indexes the rest', async () => {
+  it('drops a journal entry whose block does not read as trades, tells why, and indexes the rest', async () => {
     await temp.repo.write('P1', logOf([trade(10, ALICE)]), null);
-    await temp.storage.walletJournal.put([1_000, 'BAD'], Buffer.from([0x92, 0xc1]) as never);
+    await temp.storage.tradeBlocks.put(['BAD', 1, 1, 0, 0], Buffer.from([0x92, 0xc1]));
+    await temp.storage.walletJournal.put([1_000, 'BAD', 1, 1, 0, 0], Buffer.alloc(0) as never);
     const told: string[] = [];
     expect(indexJournalStep(temp.storage, 64, (m) => told.push(m))).toBe(2);
     expect(told).toEqual([expect.stringMatching(/^wallet journal entry 1000 \(pool BAD\) dropped: /)]);
