@@ -12,16 +12,19 @@ const GENERATIONS = 3;
  * under its wallet in the current generation; every checkpoint starts a new one and
  * drops the oldest of GENERATIONS. A trade leaves memory at the commit of its pool's
  * first write after it was applied: at the next checkpoint, or the one after when a
- * write was still in flight at that one. Per trade: a map lookup and a set check.
+ * write was still in flight at that one. Per trade: a map lookup, and a set check for
+ * a wallet in several pools (one pool, the common case, is kept as its address alone:
+ * no set per wallet).
  */
 export class RecentWalletPools {
-  private generations: Array<Map<string, Set<string>>> = [new Map()];
+  private generations: Array<Map<string, string | Set<string>>> = [new Map()];
 
   note(wallet: string, pool: string): void {
     const current = this.generations[0]!;
     const pools = current.get(wallet);
-    if (pools === undefined) current.set(wallet, new Set([pool]));
-    else pools.add(pool);
+    if (pools === undefined) current.set(wallet, pool);
+    else if (typeof pools !== 'string') pools.add(pool);
+    else if (pools !== pool) current.set(wallet, new Set([pools, pool]));
   }
 
   /** A checkpoint starts. */
@@ -32,7 +35,11 @@ export class RecentWalletPools {
 
   pools(wallet: string): Set<string> {
     const out = new Set<string>();
-    for (const g of this.generations) for (const p of g.get(wallet) ?? []) out.add(p);
+    for (const g of this.generations) {
+      const pools = g.get(wallet);
+      if (typeof pools === 'string') out.add(pools);
+      else if (pools) for (const p of pools) out.add(p);
+    }
     return out;
   }
 }

@@ -110,6 +110,9 @@ describe('GET /wallets/{wallet}/trades', () => {
     };
     // Whatever the indexer has done yet: the journal and the index are read alike.
     await check();
+    // Someone traded in one pool only, stored and in memory.
+    const theirs = await srv.get(`/v1/wallets/${SOMEONE}/trades?start_time=${T0}&order=asc`);
+    expect(theirs.body.data.map((t: Row) => [t.pool_address, t.created_at])).toEqual(ALL.map(([, s]) => [POOL_A, T0 + s * 1000 + 1]));
     await engine.walletIndexer.drain();
     expect(engine.storage.walletJournal.getKeysCount()).toBe(0);
     // The stored trades are in the index: the wallet's and someone else's.
