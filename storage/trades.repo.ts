@@ -190,11 +190,23 @@ export class TradesRepo {
     }
   }
 
-  /** The stored trade of a pool at this position, if any (one block read, a binary search in it). */
-  find(pool: string, key: TradeKey): StoredTrade | undefined {
+  /**
+   * The stored trade of a pool at this position, if any: a binary search in the block
+   * that covers it. `blocks` keeps the blocks read, by key, for a caller that looks up
+   * many trades in one synchronous walk (a wallet's trades often share a pool's block;
+   * reading and parsing one is most of a lookup's cost).
+   */
+  find(pool: string, key: TradeKey, blocks?: Map<string, TradeBlock>): StoredTrade | undefined {
     const db = this.storage.tradeBlocks;
-    for (const { value } of db.getRange({ start: [pool, ...key] as never, end: [pool], reverse: true, limit: 1 })) {
-      const block = new TradeBlock(value);
+    for (const covering of db.getKeys({ start: [pool, ...key] as never, end: [pool], reverse: true, limit: 1 })) {
+      const id = blocks ? (covering as Key[]).join('\u0000') : '';
+      let block = blocks?.get(id);
+      if (!block) {
+        const value = db.get(covering as never);
+        if (!value) return undefined;
+        block = new TradeBlock(value);
+        blocks?.set(id, block);
+      }
       let lo = 0;
       let hi = block.length - 1;
       while (lo <= hi) {

@@ -221,11 +221,12 @@ export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet
   dropRepeats(pending);
 
   const indexed = indexedRefs(storage, wallet, w);
+  const blocks = new Map<string, TradeBlock>();
   let p = 0;
   for (const [position, pool] of indexed) {
     while (p < pending.length && (asc ? compareKey(pending[p]![0], position) < 0 : compareKey(pending[p]![0], position) > 0)) yield pending[p++]![1]();
     if (p < pending.length && compareKey(pending[p]![0], position) === 0) p++;
-    const trade = trades.find(pool, position);
+    const trade = trades.find(pool, position, blocks);
     if (trade) yield [trade, pool]; // else pruned with its block
   }
   while (p < pending.length) yield pending[p++]![1]();
