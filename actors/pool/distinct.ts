@@ -108,8 +108,12 @@ export class DistinctCounter {
       this.n = 0;
     } else {
       this.registers = null;
-      this.hashes = state ? new Uint32Array(new Uint8Array(state.bytes).buffer) : new Uint32Array(4);
-      this.n = state ? this.hashes.length : 0;
+      const restored = state ? new Uint32Array(new Uint8Array(state.bytes).buffer) : null;
+      this.n = restored ? restored.length : 0;
+      // Never empty: `add` grows a full array by doubling it, and twice nothing is nothing
+      // (a counter restored with no hash, as a pool's sellers before its first sale,
+      // then counted every sale as new and could not be snapshotted again).
+      this.hashes = restored && restored.length > 0 ? restored : new Uint32Array(4);
     }
   }
 

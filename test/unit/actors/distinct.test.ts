@@ -17,6 +17,19 @@ describe('DistinctWallets (HyperLogLog)', () => {
     expect([d.traders.count, d.buyers.count, d.sellers.count]).toEqual([SPARSE_MAX, SPARSE_MAX / 4, (3 * SPARSE_MAX) / 4]);
   });
 
+  it('goes on counting after a snapshot of no wallets (a pool\'s sellers before its first sale)', () => {
+    const r = rng(3);
+    const [a, b, c] = [base58(r, 44), base58(r, 44), base58(r, 44)];
+    const first = new DistinctWallets();
+    first.add(a, true);
+    const restored = new DistinctWallets(first.toSnapshot());
+    for (const w of [b, c, b, c, a]) restored.add(w, false);
+    expect([restored.traders.count, restored.buyers.count, restored.sellers.count]).toEqual([3, 1, 3]);
+    // And it snapshots again, to the same counts.
+    const again = new DistinctWallets(restored.toSnapshot());
+    expect([again.traders.count, again.buyers.count, again.sellers.count]).toEqual([3, 1, 3]);
+  });
+
   it('stays within three standard errors at 1,000 and 50,000 wallets', () => {
     const r = rng(2);
     for (const n of [1_000, 50_000]) {
