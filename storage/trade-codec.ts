@@ -1,6 +1,14 @@
 import type { StoredTrade } from './trades.repo.ts';
 
 /**
+ * The order of trade lists (SERVICE.md 2.8): created_at, then slot, tx_index,
+ * event_index. Takes trades or trade keys alike (their first four numbers).
+ */
+export function compareKey(a: ArrayLike<unknown>, b: ArrayLike<unknown>): number {
+  return (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number) || (a[3] as number) - (b[3] as number);
+}
+
+/**
  * Reading the msgpack forms a stored trade takes (the StoredTrade tuple as a fixarray
  * of 12): what actors/pool/trade-log.ts encodes and msgpackr writes for the same
  * tuple. Used on a pool's unsaved trades and on stored blocks (trades.repo.ts), so
@@ -72,6 +80,42 @@ export function* windowed(rows: TradeRows, w: TradeSpan): Generator<StoredTrade,
     }
   }
   return false;
+}
+
+/**
+ * Drops an item whose trade is equal by position (compareKey) to the one before it,
+ * in a stream sorted by position: a batch that committed while it was still listed as
+ * writing is in both the store and memory for a moment; a block indexed again after a
+ * late trade rewrote it is twice in the wallet order.
+ */
+export function* dedup<T>(items: Iterable<T>, keyOf: (item: T) => ArrayLike<unknown>): Generator<T> {
+  let previous: ArrayLike<unknown> | null = null;
+  for (const item of items) {
+    const t = keyOf(item);
+    if (previous !== null && compareKey(t, previous) === 0) continue;
+    previous = t;
+    yield item;
+  }
+}
+
+/** Merges streams sorted by position (each in the given order, `keyOf` giving the position) into one. */
+export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => ArrayLike<unknown>): Generator<T> {
+  const heads = streams.map((s) => s.next());
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i]!;
+      if (h.done) continue;
+      if (best < 0) best = i;
+      else {
+        const c = compareKey(keyOf(h.value), keyOf((heads[best] as IteratorYieldResult<T>).value));
+        if (asc ? c < 0 : c > 0) best = i;
+      }
+    }
+    if (best < 0) return;
+    yield (heads[best] as IteratorYieldResult<T>).value;
+    heads[best] = streams[best]!.next();
+  }
 }
 
 export function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {

@@ -1,7 +1,7 @@
 import { asBinary, type Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { valueWriter } from './msgpack-writer.ts';
-import { TradeBlock, windowed } from './trade-codec.ts';
+import { TradeBlock, compareKey, windowed } from './trade-codec.ts';
 
 /**
  * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
@@ -10,13 +10,7 @@ import { TradeBlock, windowed } from './trade-codec.ts';
  */
 export type StoredTrade = [number, number, number, number, 0 | 1, string, number, number, number, number | null, number, string];
 
-/**
- * The order of trade lists (SERVICE.md 2.8): created_at, then slot, tx_index,
- * event_index. Takes trades or trade keys alike (their first four numbers).
- */
-export function compareKey(a: ArrayLike<unknown>, b: ArrayLike<unknown>): number {
-  return (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number) || (a[3] as number) - (b[3] as number);
-}
+export { compareKey };
 export const compareStored: (a: StoredTrade, b: StoredTrade) => number = compareKey;
 
 /** A position in a pool's trade order. */
@@ -45,7 +39,7 @@ export type JournalKey = [seq: number, pool: string, at: number, slot: number, t
 const EMPTY = Buffer.alloc(0);
 
 /** Whether two keys (arrays of numbers and strings, or none) are the same. */
-function sameKey(a: Key[] | null, b: Key[] | null): boolean {
+export function sameKey(a: Key[] | null, b: Key[] | null): boolean {
   if (a === null || b === null) return a === b;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

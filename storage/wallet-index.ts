@@ -1,7 +1,7 @@
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
-import { TradeBlock } from './trade-codec.ts';
-import { compareKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
+import { TradeBlock, dedup, merge } from './trade-codec.ts';
+import { compareKey, sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
 
 /**
  * The wallet order of trades (ARCHITECTURE.md `trades_by_wallet`), in chunks: key
@@ -172,10 +172,6 @@ export async function pruneWalletIndex(storage: Storage, before: number): Promis
   }
 }
 
-function sameKey(a: Key[], b: Key[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
 /** One trade of a wallet and its pool. */
 export type WalletTrade = [trade: StoredTrade, pool: string];
 
@@ -218,29 +214,23 @@ export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet
     }
   }
   pending.sort((a, b) => (asc ? compareKey(a[0], b[0]) : compareKey(b[0], a[0])));
-  dropRepeats(pending);
-
-  const indexed = indexedRefs(storage, wallet, w);
+  // Each trade read only once the merge takes it (a page takes a few of a wallet's).
   const blocks = new Map<string, TradeBlock>();
-  let p = 0;
-  for (const [position, pool] of indexed) {
-    while (p < pending.length && (asc ? compareKey(pending[p]![0], position) < 0 : compareKey(pending[p]![0], position) > 0)) yield pending[p++]![1]();
-    if (p < pending.length && compareKey(pending[p]![0], position) === 0) p++;
-    const trade = trades.find(pool, position, blocks);
-    if (trade) yield [trade, pool]; // else pruned with its block
+  const fromIndex = function* (): Generator<[TradeKey, () => WalletTrade | undefined]> {
+    for (const [position, pool] of indexedRefs(storage, wallet, w)) {
+      yield [position, () => {
+        const trade = trades.find(pool, position, blocks);
+        return trade ? [trade, pool] : undefined; // undefined: pruned with its block
+      }];
+    }
+  };
+  for (const [, read] of dedup(merge([pending.values(), fromIndex()], asc, positionOf), positionOf)) {
+    const found = read();
+    if (found) yield found;
   }
-  while (p < pending.length) yield pending[p++]![1]();
 }
 
-/**
- * Drops, in place, items whose position repeats the one before (a list sorted by
- * position): a trade of a block indexed again after a late trade rewrote it.
- */
-function dropRepeats<T>(items: Array<[TradeKey, T]>): void {
-  let n = 0;
-  for (let i = 0; i < items.length; i++) if (n === 0 || compareKey(items[i]![0], items[n - 1]![0]) !== 0) items[n++] = items[i]!;
-  items.length = n;
-}
+const positionOf = (item: [TradeKey, unknown]) => item[0];
 
 /** The wallet's indexed trade positions in the window, in order, bucket by bucket. */
 function* indexedRefs(storage: Storage, wallet: string, w: WalletWindow): Generator<[TradeKey, string]> {
@@ -261,7 +251,6 @@ function* indexedRefs(storage: Storage, wallet: string, w: WalletWindow): Genera
       }
     }
     refs.sort((a, b) => (asc ? compareKey(a[0], b[0]) : compareKey(b[0], a[0])));
-    dropRepeats(refs);
     chunks = [];
     yield* refs;
   };

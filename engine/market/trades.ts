@@ -1,6 +1,8 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { windowed } from '../../storage/trade-codec.ts';
-import { compareKey, compareStored, type StoredTrade, type TradeKey, type TradesRepo } from '../../storage/trades.repo.ts';
+import { dedup, merge, windowed } from '../../storage/trade-codec.ts';
+
+export { dedup, merge };
+import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
 export const TRADE_HISTORY_MS = 30 * 86_400_000;
@@ -31,41 +33,6 @@ export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | u
 export function* memoryTrades(state: PoolState, w: TradeWindow): Generator<StoredTrade> {
   if (state.writing) yield* merge([windowed(state.unsaved, w), windowed(state.writing, w)], w.order === 'asc', self);
   else yield* windowed(state.unsaved, w);
-}
-
-/**
- * Drops an item whose trade is equal by position to the one before it: a batch that
- * committed while it was still listed as writing is in both the store and memory for
- * a moment.
- */
-export function* dedup<T>(items: Iterable<T>, keyOf: (item: T) => StoredTrade): Generator<T> {
-  let previous: StoredTrade | null = null;
-  for (const item of items) {
-    const t = keyOf(item);
-    if (previous !== null && compareKey(t, previous) === 0) continue;
-    previous = t;
-    yield item;
-  }
-}
-
-/** Merges sorted streams (each in the given order, by `keyOf`) into one. */
-export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => StoredTrade): Generator<T> {
-  const heads = streams.map((s) => s.next());
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const h = heads[i]!;
-      if (h.done) continue;
-      if (best < 0) best = i;
-      else {
-        const c = compareStored(keyOf(h.value), keyOf((heads[best] as IteratorYieldResult<T>).value));
-        if (asc ? c < 0 : c > 0) best = i;
-      }
-    }
-    if (best < 0) return;
-    yield (heads[best] as IteratorYieldResult<T>).value;
-    heads[best] = streams[best]!.next();
-  }
 }
 
 const self = (t: StoredTrade) => t;
