@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TradesRepo, type StoredTrade } from '../../storage/trades.repo.ts';
+import { WalletIndexer } from '../../storage/wallet-indexer.ts';
 import { BUCKET_MS, indexJournalStep, storedWalletTrades, type WalletChunk, type WalletWindow } from '../../storage/wallet-index.ts';
 import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
@@ -97,5 +98,35 @@ describe('wallet index', () => {
     expect(told).toEqual([expect.stringMatching(/^wallet journal entry 1000 \(pool BAD\) dropped: /)]);
     expect(temp.storage.walletJournal.getKeysCount()).toBe(0);
     expect(read(ALICE)).toEqual(['P1@10']);
+  });
+
+  it('starts its thread again with the next stored trades after the thread died, and loses nothing', async () => {
+    const told: string[] = [];
+    const indexer = new WalletIndexer(temp.storage.path, (m) => told.push(m), 5);
+    try {
+      await temp.repo.write('P1', logOf([trade(10, ALICE), trade(20, BOB)]), null);
+      indexer.poke();
+      await indexer.drain();
+      expect(indexed().trades).toBe(2);
+      // The thread ends without being asked (as a crash in it would).
+      const first = (indexer as unknown as { worker: { terminate(): Promise<number> } }).worker;
+      await first.terminate();
+      await vi.waitFor(() => expect(told).toEqual([expect.stringMatching(/^wallet indexer exited with code 1; it starts again/)]));
+      // Stored meanwhile: in the journal, read from it, and indexed by the next thread.
+      await temp.repo.write('P2', logOf([trade(15, ALICE), trade(25, ALICE)]), null);
+      expect(temp.storage.walletJournal.getKeysCount()).toBe(1);
+      expect(read(ALICE)).toEqual(['P1@10', 'P2@15', 'P2@25']);
+      indexer.poke();
+      const second = (indexer as unknown as { worker: unknown }).worker;
+      expect(second).not.toBe(first);
+      await indexer.drain();
+      expect(temp.storage.walletJournal.getKeysCount()).toBe(0);
+      expect(indexed().trades).toBe(4);
+      expect(read(ALICE)).toEqual(['P1@10', 'P2@15', 'P2@25']);
+      expect(read(BOB)).toEqual(['P1@20']);
+      expect(told).toHaveLength(1);
+    } finally {
+      await indexer.close();
+    }
   });
 });
