@@ -12,6 +12,7 @@ const PAIR = base58(r, 44); // MINT2 (base) / MINT (quote): a token-to-token poo
 const BUSY = base58(r, 44);
 const BUSY_MINT = base58(r, 44);
 const WALLET = base58(r, 44);
+const FREEZER = base58(r, 44);
 const T0 = 1_767_225_600_000;
 
 let srv: ServedEngine;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const events: unknown[] = [
     { type: 'quote_price', quote_address: WSOL, price_usd: 150, at: T0 },
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'AAA', name: 'Alpha', slot: 999, at: T0 },
-    { type: 'token', token_address: MINT2, decimals: 6, supply_raw: '500000000000000', symbol: 'BBB', name: 'Beta', slot: 999, at: T0 },
+    { type: 'token', token_address: MINT2, decimals: 6, supply_raw: '500000000000000', symbol: 'BBB', name: 'Beta', slot: 999, at: T0, mint_authority: null, freeze_authority: FREEZER, lp_burned_pct: 100, dex_paid: true },
     { type: 'pool', pool_address: CURVE, base_address: MINT, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, curve_initial_real_base_raw: '793100000000000', slot: 999 },
     // Buys 35,000,000 tokens for 1 SOL: virtual reserves 1,038,000,000 tokens / 31 SOL, real 758,100,000 tokens / 1 SOL.
     swap(1, CURVE, T0 + 1_000, { side: 'buy', base_amount_raw: '35000000000000', quote_amount_raw: '1000000000', base_reserve_raw: '1038000000000000', quote_reserve_raw: '31000000000', real_base_reserve_raw: '758100000000000', real_quote_reserve_raw: '1000000000' }),
@@ -66,6 +67,29 @@ describe('pool and token routes', () => {
     expect(d.totals.launch_price_quote).toBeCloseTo(1 / 35_000_000, 18); // 1 SOL / 35M tokens
     // ATH market cap: after the buy, 31 / 1,038,000,000 × 1e9 = 29.86513 SOL.
     expect(d.totals.ath_market_cap_quote).toBeCloseTo(29.86513, 4);
+    // The rest of SERVICE.md 2.4, by hand: a buy of 1 SOL and a sale of 0.3 SOL at 150 USD, one wallet.
+    expect(d.totals).toMatchObject({ trader_count: 1, buyer_count: 1, seller_count: 1 });
+    expect(d.totals.buy_volume_quote).toBeCloseTo(1, 12);
+    expect(d.totals.sell_volume_quote).toBeCloseTo(0.3, 12);
+    expect(d.totals.volume_usd).toBeCloseTo(195, 9);
+    expect(d.totals.sell_volume_usd).toBeCloseTo(45, 9);
+    expect(d.totals.ath_market_cap_usd).toBeCloseTo(29.86513 * 150, 2);
+    expect(d.totals.launch_price_usd).toBeCloseTo(150 / 35_000_000, 15);
+    // Since launch: the spot 30.7 / 1,048,000,000 against 1 / 35,000,000, +2.5286 %, alike in USD (one SOL price).
+    expect(d.totals.price_change_pct_quote).toBeCloseTo(2.52863, 4);
+    expect(d.totals.price_change_pct_usd).toBeCloseTo(2.52863, 4);
+    // AAA's token event gave no authorities, LP burn or profile: unknown, not false.
+    expect(d.totals).toMatchObject({ lp_burned_pct: null, mint_revoked: null, freeze_revoked: null, dex_paid: null });
+  });
+
+  it('reports what a token event gave: authorities revoked or not, LP burned, a paid profile', async () => {
+    // BBB's token event: mint authority null (revoked), a freeze authority (kept), LP 100 % burned, a paid profile.
+    const { body } = await get(`/v1/pools/${PAIR}`);
+    expect(body.data.totals).toMatchObject({ mint_revoked: true, freeze_revoked: false, lp_burned_pct: 100, dex_paid: true });
+    // One buy of 100 BBB for 400 AAA: volumes in AAA, the quote; AAA has no USD price here.
+    expect(body.data.totals).toMatchObject({ trade_count: 1, buy_count: 1, sell_count: 0, sell_volume_quote: 0, volume_usd: null, launch_price_usd: null, price_change_pct_usd: null });
+    expect(body.data.totals.volume_quote).toBeCloseTo(400, 9);
+    expect(body.data.totals.launch_price_quote).toBeCloseTo(4, 12);
   });
 
   it('names where an AMM pool migrated from, and the token reports migrated', async () => {
@@ -149,6 +173,8 @@ describe('pool and token routes', () => {
   });
 
   it('answers 400 naming the parameter, and 404 for unknown pools and tokens', async () => {
+    // 51 addresses: one more than a list takes.
+    const MANY = Array.from({ length: 51 }, (_, i) => base58(rng(500 + i), 44));
     const cases: Array<[string, string]> = [
       [`/v1/pools/not-an-address`, 'pool_address'],
       [`/v1/pools/${AMM}/trades?limit=501`, 'limit'],
@@ -163,6 +189,29 @@ describe('pool and token routes', () => {
       [`/v1/pools/metrics?addresses=${AMM},${AMM}`, 'addresses'],
       [`/v1/pools/metrics`, 'addresses'],
       [`/v1/tokens/${MINT}?x=1`, 'x'],
+      // Every route of this file: a bad address in the path, an unknown parameter, and each parameter's bad values.
+      [`/v1/tokens/not-an-address`, 'token_address'],
+      [`/v1/tokens/not-an-address/pools`, 'token_address'],
+      [`/v1/tokens/not-an-address/trades`, 'token_address'],
+      [`/v1/pools/not-an-address/trades`, 'pool_address'],
+      [`/v1/pools/${AMM}?x=1`, 'x'],
+      [`/v1/tokens/${MINT}/pools?x=1`, 'x'],
+      [`/v1/tokens/${MINT}/pools?limit=0`, 'limit'],
+      [`/v1/tokens/${MINT}/trades?x=1`, 'x'],
+      [`/v1/tokens/${MINT}/trades?limit=0`, 'limit'],
+      [`/v1/tokens/${MINT}/trades?limit=501`, 'limit'],
+      [`/v1/tokens/${MINT}/trades?order=up`, 'order'],
+      [`/v1/tokens/${MINT}/trades?start_time=yesterday`, 'start_time'],
+      [`/v1/tokens/${MINT}/trades?cursor=abc`, 'cursor'],
+      [`/v1/tokens`, 'addresses'],
+      [`/v1/tokens?addresses=not-an-address`, 'addresses'],
+      [`/v1/tokens?addresses=${MINT},${MINT}`, 'addresses'],
+      [`/v1/tokens?addresses=${MANY.join(',')}`, 'addresses'],
+      [`/v1/tokens?addresses=${MINT}&x=1`, 'x'],
+      [`/v1/pools/metrics?addresses=not-an-address`, 'addresses'],
+      [`/v1/pools/metrics?addresses=${MANY.join(',')}`, 'addresses'],
+      [`/v1/pools/metrics?addresses=${AMM}&x=1`, 'x'],
+      [`/v1/market/sol-price?x=1`, 'x'],
     ];
     for (const [path, param] of cases) {
       const { status, body } = await get(path);
@@ -201,25 +250,27 @@ describe('trade paging', () => {
     await Promise.all(pending);
   });
 
-  async function walk(order: 'asc' | 'desc', limit: number, whilePaging?: () => Promise<unknown>) {
+  async function walk(order: 'asc' | 'desc', limit: number, whilePaging?: () => Promise<unknown>, route = `/v1/pools/${BUSY}/trades`) {
     const seen: string[] = [];
+    const records: any[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const { status, body } = await get(`/v1/pools/${BUSY}/trades?order=${order}&limit=${limit}&start_time=${T0}${cursor ? `&cursor=${cursor}` : ''}`);
+      const { status, body } = await get(`${route}?order=${order}&limit=${limit}&start_time=${T0}${cursor ? `&cursor=${cursor}` : ''}`);
       expect(status).toBe(200);
       seen.push(...body.data.map((t: any) => t.trade_id));
+      records.push(...body.data);
       cursor = body.pagination.next_cursor;
       expect(body.pagination.has_more).toBe(cursor !== null);
       pages++;
       await whilePaging?.();
     } while (cursor);
-    return { seen, pages };
+    return { seen, records, pages };
   }
 
-  for (const order of ['asc', 'desc'] as const) {
-    it(`walks 10,000 trades ${order} exactly once, in order, in pages of 500`, async () => {
-      const { seen, pages } = await walk(order, 500);
+  for (const [order, route] of [['asc', 'pools'], ['desc', 'pools'], ['asc', 'tokens'], ['desc', 'tokens']] as const) {
+    it(`walks 10,000 trades ${order} exactly once, in order, in pages of 500 (${route}/…/trades)`, async () => {
+      const { seen, pages } = await walk(order, 500, undefined, `/v1/${route}/${route === 'pools' ? BUSY : BUSY_MINT}/trades`);
       expect(pages).toBe(N / 500);
       expect(new Set(seen).size).toBe(N);
       const expected = Array.from({ length: N }, (_, i) => `${tx(100_000 + i)}:${i % 2}`);
@@ -234,6 +285,36 @@ describe('trade paging', () => {
     );
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.slice(0, N)).toEqual(Array.from({ length: N }, (_, i) => `${tx(100_000 + i)}:${i % 2}`));
+  });
+
+  it('keeps pages stable newest first while newer and late trades arrive', async () => {
+    const swapAt = (i: number, at: number) =>
+      engine.ingest({ type: 'swap', tx_hash: tx(950_000 + i), slot: 20_000 + i, tx_index: 0, event_index: 0, at, pool_address: BUSY, wallet_address: WALLET, side: 'sell', base_amount_raw: '7', quote_amount_raw: '7', base_reserve_raw: '1000000000000', quote_reserve_raw: '1000000000' });
+    const newer: string[] = [];
+    let next = 0;
+    const { seen, records } = await walk('desc', 400, async () => {
+      // After each page: one trade newer than everything, and one late trade among the oldest ones.
+      const k = next++;
+      await swapAt(2 * k, T0 + 200_000 + k);
+      newer.push(`${tx(950_000 + 2 * k)}:0`);
+      await swapAt(2 * k + 1, T0 + 10_000 + 100 * k + 1);
+    });
+    expect(new Set(seen).size).toBe(seen.length);
+    // Newer than the first page: never in this walk. Late ones: listed once, where they belong.
+    for (const id of newer) expect(seen).not.toContain(id);
+    const originals = Array.from({ length: N }, (_, i) => `${tx(100_000 + i)}:${i % 2}`).reverse();
+    const original = new Set(originals);
+    expect(seen.filter((id) => original.has(id))).toEqual(originals);
+    const keyOf = (t: any) => [t.created_at, t.slot, t.tx_index, t.event_index];
+    for (let i = 1; i < records.length; i++) {
+      const [a, b] = [keyOf(records[i - 1]), keyOf(records[i])];
+      const k = a.findIndex((x, j) => x !== b[j]);
+      expect(k === -1 || a[k] > b[k], `row ${i} after row ${i - 1}`).toBe(true);
+    }
+    // The late trades the walk had not passed yet when they came (those of the first
+    // pages: the walk reaches T0+10 s..T0+12.5 s last) are listed.
+    const late = new Set(Array.from({ length: next }, (_, k) => `${tx(950_000 + 2 * k + 1)}:0`));
+    expect(seen.filter((id) => late.has(id)).length).toBeGreaterThanOrEqual(10);
   });
 
   it('rejects a cursor used with other parameters or on another route', async () => {
