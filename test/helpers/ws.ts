@@ -37,9 +37,10 @@ export interface WsTestServer {
 /**
  * Starts the server on 127.0.0.1, port 0. With `engine`, it serves that engine (its
  * storage, metrics, market reads and publisher; the engine's sink is attached) and
- * `config` is ignored: the engine's config counts.
+ * `config` is ignored: the engine's config counts. `limitsFlushMs`: the limits' own
+ * timer (flushes and expiry sweeps), off unless given.
  */
-export async function startWsServer(options: { config?: ConfigInput; engine?: Engine } = {}): Promise<WsTestServer> {
+export async function startWsServer(options: { config?: ConfigInput; engine?: Engine; limitsFlushMs?: number } = {}): Promise<WsTestServer> {
   const engine = options.engine;
   const dir = engine ? null : mkdtempSync(join(tmpdir(), 'mds-ws-'));
   const config = engine ? engine.config : configSchema.parse({ ...options.config, data: dir, host: '127.0.0.1', port: 0 });
@@ -47,7 +48,8 @@ export async function startWsServer(options: { config?: ConfigInput; engine?: En
   const metrics = engine ? engine.metrics : createMetrics();
   const clock = new SimulatedClock(Date.now());
   const keys = createKeyStore(storage, clock);
-  const limits = createLimits({ plans: config.plans, clock, storage, flushMs: 0 });
+  // No timer by default: tests call `limits.sweep()` when they move the clock.
+  const limits = createLimits({ plans: config.plans, clock, storage, flushMs: options.limitsFlushMs ?? 0 });
   const log = silentLogger();
   const server = createServer({ config: { ...config, port: 0 }, log, query: engine ? engine.query : new FixedQuery(), keys, metrics });
   const endpoint = mountWebSocket(server.app, {

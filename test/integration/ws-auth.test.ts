@@ -262,6 +262,25 @@ describe('plan access (SERVICE.md 3.3)', () => {
   });
 });
 
+describe('plan access on the limits\' own timer (as `mds serve` runs it)', () => {
+  it('closes streams with 4402 when grace ends and with 4401 when a key is revoked, without a sweep by hand', async () => {
+    const timed = await startWsServer({ limitsFlushMs: 20 });
+    try {
+      const { key } = await timed.key('pro', timed.clock.now() + 1_000);
+      const { id, key: other } = await timed.key('pro');
+      const ending = await TestClient.connect(timed.url, { key });
+      const revoked = await TestClient.connect(timed.url, { key: other });
+      await Promise.all([ending.untilPong(), revoked.untilPong()]);
+      timed.clock.increment(1_001 + GRACE_MS);
+      await timed.keys.revoke(id);
+      expect(await ending.closed).toEqual({ code: 4402, reason: 'the plan in force is free: streams need a paid plan' });
+      expect(await revoked.closed).toEqual({ code: 4401, reason: 'key revoked' });
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
 describe('monthly message allowance (20 × requests, closed past 110 %)', () => {
   let small: WsTestServer;
   beforeAll(async () => {
