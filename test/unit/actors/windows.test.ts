@@ -114,6 +114,11 @@ describe.each(MODES)('PoolWindows ($mode)', ({ mode, options }) => {
     const hour = w.read(T0 + 3_650 * S);
     expect(at(hour, H1)).toEqual(at(w.read(T0 + 100 * S), M1));
     expect(hour.tc[H6]).toBe(5);
+    // 6h has 6-min buckets, and the tape sits in its first one: at T0+6h−1ms (a bucket edge)
+    // it holds all five, 5 s later none (B..E leave with A's bucket: the same edge error as 24h).
+    expect(w.read(T0 + 21_600 * S - 1).tc[H6]).toBe(5);
+    expect(at(w.read(T0 + 21_605 * S), H6)).toMatchObject({ v: [0, 0], tc: 0, m: 0 });
+    expect(w.read(T0 + 21_605 * S).tc[H24]).toBe(5);
     // 24h has 24-min buckets. At T0+24h−1ms (a bucket edge) it holds all five; 5 s later the
     // window should still hold B..E, but the bucket [T0, T0+24min) has left whole: the documented
     // edge error (a trade leaves up to one bucket early, never late).
