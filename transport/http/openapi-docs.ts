@@ -62,7 +62,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   Totals: {
     type: 'object',
-    description: 'SERVICE.md 2.4, all time. Distinct counts are exact up to 512 wallets, then HyperLogLog (about 2 % error). ' +
+    description: 'SERVICE.md 2.4, all time. Distinct counts are exact up to 512 wallets, then HyperLogLog with 2,048 registers (standard error 2.3 %, 1.04/√2048). ' +
       'Holder-based fields come from `balance` events (last write by slot; balances exact below 2^53 raw units, within 1e-16 relative above) and are null before the token\'s first one; ' +
       'shares are of total supply and the token\'s own pools are not holders. top10_pct: the 10 largest holders; dev_pct: the creator_address (null if unknown). ' +
       'If the token\'s earliest pool is a bonding curve, wallets first seen holding in its creation slot are bundlers and in the 3 slots after it (config market.sniperSlots) snipers (the creator is neither); ' +
