@@ -7,6 +7,28 @@ import { createLimits } from './limits.ts';
 import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
 import { createEngine, registerSource } from './system.ts';
+import type { Storage } from '../storage/lmdb.ts';
+
+/** Meta key: how many times the simulator has started on this data directory. */
+const SIM_RUNS_KEY = 'sim:runs';
+
+/**
+ * The seed of this start of the simulator on this data directory: the configured seed
+ * the first time, another one at each later start (counted in LMDB). The simulator is
+ * deterministic, so the same seed again would send the first run's mints, pools,
+ * wallets and transaction signatures a second time at new slots and times: trades
+ * with the trade_id of earlier ones (SERVICE.md 2.8: unique per trade), which the
+ * ingest gate cannot drop (their slots differ), and pools declared again. So a
+ * restarted `mds serve` simulates a new market beside the old one, whose pools stop
+ * trading.
+ */
+export function simRunSeed(storage: Storage, seed: number): number {
+  const run = (storage.meta.get(SIM_RUNS_KEY) as number | undefined) ?? 0;
+  storage.meta.putSync(SIM_RUNS_KEY, run + 1);
+  // The seed's high 32 bits, which the simulator's PRNG seeding mixes in apart from the low ones.
+  const offset = run * 2 ** 32;
+  return Number.isSafeInteger(seed + offset) ? seed + offset : seed - offset;
+}
 
 /** Makes `--source sim` available (the simulator is the default source). */
 async function registerSimulator(): Promise<void> {
@@ -14,7 +36,7 @@ async function registerSimulator(): Promise<void> {
   registerSource((spec, engine) => {
     if (spec !== 'sim') return null;
     const { seed, speed, launchRate, tradeRate } = engine.config.sim;
-    return simSource({ seed, speed, launchRate, tradeRate, startAt: Date.now() });
+    return simSource({ seed: simRunSeed(engine.storage, seed), speed, launchRate, tradeRate, startAt: Date.now() });
   });
 }
 
