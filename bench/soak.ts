@@ -11,12 +11,15 @@ import { parseDuration } from '../engine/sources/sim/index.ts';
  * seen so far and every trade list walked by cursor, WebSocket clients on every stream
  * (subscribing, unsubscribing, pinging); then SIGKILL, a restart on the same data, the
  * checks once more, and SIGTERM. It reports what must never happen:
- * - a 5xx, or a 400 on a well-formed request, or a body that is not JSON;
+ * - a 5xx, or a 400 on a well-formed request, or a body that is not JSON; requests
+ *   malformed on purpose (bad paths and parameter values, repeated or unknown
+ *   parameters) answered otherwise than 400/4000 or 404/4040;
  * - a trade listed twice or out of order in one walk (pool, token and wallet trades),
  *   a pool twice in a walk of `/pools` by creation time (lists by liquidity or volume
  *   may repeat a pool whose rank moved between pages: README);
  * - a candle seq going back on a subscription, an error frame, a close the client did
- *   not ask for;
+ *   not ask for; a malformed frame (not JSON, not an object, over 16 KiB, a bad
+ *   payload, binary) closed otherwise than 4400, or ignored without the next ping's pong;
  * - an error in the server's log (warnings are printed and counted, not reported);
  * - a pool whose trade_count went back after the kill (ack only what is durable).
  * Exit 1 if anything was reported. Not part of the suite: it measures nothing; a 3-minute
@@ -100,7 +103,7 @@ class Client {
     private readonly key: string,
   ) {}
 
-  async get(path: string): Promise<{ status: number; body: any } | null> {
+  async get(path: string, malformed = false): Promise<{ status: number; body: any } | null> {
     this.requests++;
     let res: Response;
     try {
@@ -110,13 +113,94 @@ class Client {
       return null;
     }
     const text = await res.text();
-    if (res.status >= 500 || res.status === 400) report(`${res.status} GET ${path}: ${text.slice(0, 200)}`);
+    if (res.status >= 500 || (res.status === 400 && !malformed)) report(`${res.status} GET ${path}: ${text.slice(0, 200)}`);
+    let body: any;
     try {
-      return { status: res.status, body: JSON.parse(text) };
+      body = JSON.parse(text);
     } catch {
       report(`GET ${path}: not JSON`);
       return null;
     }
+    // Malformed input: 400/4000 naming what is wrong, or 404 for a path that is no route.
+    if (malformed && !((res.status === 400 && body.code === 4000 && body.message) || (res.status === 404 && body.code === 4040))) {
+      report(`malformed GET ${path}: ${res.status} ${text.slice(0, 200)}`);
+    }
+    return { status: res.status, body };
+  }
+
+  /** One request whose path or parameters are wrong in one of many ways. */
+  fuzz(): Promise<unknown> {
+    const p = pick(this.pools);
+    const t = pick(this.tokens);
+    const junk = pick(['', '%', '%zz', '%00', 'x'.repeat(4_000), '../../etc/passwd', '%F0%9F%92%A5', '-1', '1e400', 'NaN', '0x10', ' 1', '1.5', '[]', '{}', 'null', encodeURIComponent(p + p)]);
+    const paths = [
+      `/v1/pools/${junk}`,
+      `/v1/pools/${junk}/trades`,
+      `/v1/tokens/${junk}/pools`,
+      `/v1/wallets/${junk}/trades`,
+      `/v1/pools/${p}/trades?limit=${junk}`,
+      `/v1/pools/${p}/trades?start_time=${junk}`,
+      `/v1/pools/${p}/trades?order=${junk || 'sideways'}`,
+      `/v1/pools/${p}/trades?cursor=${junk || 'AAAA'}`,
+      `/v1/pools/${p}/trades?limit=1&limit=2`,
+      `/v1/pools/${p}/candles?interval=${junk || '2m'}`,
+      `/v1/pools/${p}/candles?start_time=${junk || 'x'}&end_time=1`,
+      `/v1/pools/${p}/candles?mode=${junk || 'volume'}`,
+      `/v1/pools/metrics?addresses=${junk || ','}`,
+      `/v1/pools/metrics?addresses=${Array.from({ length: 51 }, () => p).join(',')}`,
+      `/v1/tokens?addresses=${t},${junk || ','}`,
+      `/v1/tokens/search?q=${junk}&match=${junk || 'fuzzy'}`,
+      `/v1/tokens/search?q=a&sort=${junk || 'price'}`,
+      `/v1/tokens/${t}/trades?token=${junk || t}`,
+      `/v1/pools?sort=${junk || 'heat'}`,
+      `/v1/pools?base_address=${junk || 'x'}`,
+      `/v1/market/sol-price?${junk || 'x'}=1`,
+      `/v1/${junk || 'nothing'}`,
+    ];
+    return this.get(pick(paths), true);
+  }
+
+  /** A connection sending frames that are wrong in one of many ways: ignored, or closed with 4400. */
+  fuzzStream(): Promise<void> {
+    return new Promise((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${this.port}/ws`, { headers: { authorization: `Bearer ${this.key}` } });
+      // Each frame, and the close it gets (null: ignored, the next ping answered).
+      const frames: Array<[string | Buffer, number | null]> = [
+        ['x', 4400],
+        ['[]', 4400],
+        ['null', 4400],
+        ['{}', null],
+        ['{"type":"subscribe"}', null],
+        ['{"type":"subscribe","stream":"candles","payload":{"pool_address":123}}', null],
+        ['{"type":"subscribe","stream":"pool_metrics","payload":{"pool_addresses":[]}}', null],
+        ['{"type":"subscribe","stream":"trades","payload":{}}', null],
+        ['{"type":"unsubscribe","stream":"pool_trades","payload":{"pool_address":"nope"}}', null],
+        [`{"type":"subscribe","stream":"pool_trades","payload":{"pool_address":"${'1'.repeat(5_000)}"}}`, null],
+        // Another key on an authenticated connection: DECISIONS.md, an invalid key.
+        ['{"type":"auth","key":"not-a-key"}', 4401],
+        ['['.repeat(5_000) + ']'.repeat(5_000), 4400],
+        [Buffer.from([0xff, 0xfe, 0x00]), 4400],
+        ['y'.repeat(20_000), 4400],
+      ];
+      const [frame, expected] = pick(frames);
+      let answeredPing = false;
+      ws.on('open', () => {
+        ws.send(frame);
+        ws.send('{"type":"ping"}');
+      });
+      ws.on('message', (bytes) => {
+        if (String(bytes).includes('"pong"')) {
+          answeredPing = true;
+          ws.close();
+        }
+      });
+      ws.on('close', (code) => {
+        const ok = expected === null ? answeredPing && code === 1005 : code === expected && !answeredPing;
+        if (!ok) report(`WebSocket frame ${String(frame).slice(0, 60)}: closed ${code}, ping ${answeredPing ? '' : 'not '}answered (expected ${expected ?? 'a pong'})`);
+        resolve();
+      });
+      ws.on('error', () => {});
+    });
   }
 
   /** Pools and tokens to ask about: the busiest and the newest. */
@@ -184,6 +268,9 @@ class Client {
         () => (this.wallets.length ? this.walk(`/v1/wallets/${pick(this.wallets)}/trades?order=${order}`, 4) : null),
         () => this.walk(`/v1/pools?sort=created_at&order=${order}`, 3),
         () => this.walk(`/v1/pools?sort=${pick(['liquidity_usd', 'volume_usd'])}&order=${order}`, 3, true),
+        () => this.fuzz(),
+        () => this.fuzz(),
+        () => this.fuzzStream(),
       ];
       await Promise.all([pick(jobs)(), pick(jobs)(), pick(jobs)()]);
     }
