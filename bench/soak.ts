@@ -13,7 +13,9 @@ import { parseDuration } from '../engine/sources/sim/index.ts';
  * checks once more, and SIGTERM. It reports what must never happen:
  * - a 5xx, or a 400 on a well-formed request, or a body that is not JSON; requests
  *   malformed on purpose (bad paths and parameter values, repeated or unknown
- *   parameters) answered otherwise than 400/4000 or 404/4040;
+ *   parameters) answered otherwise than 400/4000 or 404/4040; on a starter key (its
+ *   limits kept), an answer without the rate and quota headers, a 429 without
+ *   Retry-After or with another code than 4290/4292, or any status but 200 and 429;
  * - a trade listed twice or out of order in one walk (pool, token and wallet trades),
  *   a pool twice in a walk of `/pools` by creation time (lists by liquidity or volume
  *   may repeat a pool whose rank moved between pages: README);
@@ -95,13 +97,48 @@ function serve(): Promise<Served> {
 
 class Client {
   requests = 0;
+  /** Answers to the starter key: 200, 429 4290, 429 4292. */
+  readonly starter = { ok: 0, rate: 0, inFlight: 0 };
   readonly pools: string[] = [];
   readonly tokens: string[] = [];
   readonly wallets: string[] = [];
   constructor(
     readonly port: number,
     private readonly key: string,
+    /** A key of the starter plan (25 requests/s, 5 in flight): its limits are not lifted. */
+    private readonly limitedKey: string,
   ) {}
+
+  /**
+   * Eight requests at once on the starter key: every answer carries the rate and quota
+   * headers; the ones past its limits are 429 with 4290 (rate) or 4292 (in flight) and
+   * Retry-After; none is anything else than 200 or 429.
+   */
+  async limited(): Promise<void> {
+    const path = pick([`/v1/pools/${pick(this.pools)}`, '/v1/market/sol-price', `/v1/tokens/${pick(this.tokens)}/trades`]);
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        this.requests++;
+        let res: Response;
+        try {
+          res = await fetch(`http://127.0.0.1:${this.port}${path}`, { headers: { authorization: `Bearer ${this.limitedKey}` } });
+        } catch (err) {
+          return report(`GET ${path} (starter): ${(err as Error).message}`);
+        }
+        const body = await res.json().catch(() => null);
+        for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-quota-remaining']) {
+          if (!res.headers.has(h)) report(`GET ${path} (starter) ${res.status}: no ${h} header`);
+        }
+        if (res.status === 200) this.starter.ok++;
+        if (res.status === 429) {
+          if (body?.code === 4290) this.starter.rate++;
+          else if (body?.code === 4292) this.starter.inFlight++;
+          else report(`GET ${path} (starter): 429 with code ${body?.code}`);
+          if (!res.headers.has('retry-after')) report(`GET ${path} (starter): 429 without Retry-After`);
+        } else if (res.status !== 200) report(`GET ${path} (starter): ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      }),
+    );
+  }
 
   async get(path: string, malformed = false): Promise<{ status: number; body: any } | null> {
     this.requests++;
@@ -271,6 +308,7 @@ class Client {
         () => this.fuzz(),
         () => this.fuzz(),
         () => this.fuzzStream(),
+        () => this.limited(),
       ];
       await Promise.all([pick(jobs)(), pick(jobs)(), pick(jobs)()]);
     }
@@ -343,9 +381,10 @@ class Client {
 
 const started = performance.now();
 const key = execFileSync(process.execPath, [MDS, 'keys', 'create', '--plan', 'scale', '--data', data]).toString().trim();
+const limitedKey = execFileSync(process.execPath, [MDS, 'keys', 'create', '--plan', 'starter', '--data', data]).toString().trim();
 console.log(`soak: mds serve (simulator at ${opts.speed}x) on ${data}, ${opts.duration} of load, ${clients} WebSocket clients`);
 let served = await serve();
-let client = new Client(served.port, key);
+let client = new Client(served.port, key, limitedKey);
 const until = Date.now() + durationMs;
 const [frames] = await Promise.all([
   Promise.all(Array.from({ length: clients }, () => client.stream(until))).then((counts) => counts.reduce((a, b) => a + b, 0)),
@@ -356,11 +395,12 @@ const watched = client.pools.slice(0, 60);
 const before = await client.tradeCounts(watched);
 const health = (await client.get('/health'))?.body?.data;
 console.log(`  ${client.requests.toLocaleString('en-US')} requests, ${frames.toLocaleString('en-US')} frames, ${client.pools.length} pools, ${client.wallets.length} wallets seen; ingested ${health?.ingested?.toLocaleString('en-US')}, dead letters ${health?.dead_letters}`);
+console.log(`  starter key: ${client.starter.ok} answered, ${client.starter.rate} 429 rate (4290), ${client.starter.inFlight} 429 in flight (4292)`);
 
 served.child.kill('SIGKILL');
 await served.exited;
 served = await serve();
-const again = new Client(served.port, key);
+const again = new Client(served.port, key, limitedKey);
 again.pools.push(...client.pools);
 again.tokens.push(...client.tokens);
 again.wallets.push(...client.wallets);
