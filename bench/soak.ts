@@ -21,11 +21,13 @@ import { parseDuration } from '../engine/sources/sim/index.ts';
  *   may repeat a pool whose rank moved between pages: README);
  * - a candle seq going back on a subscription, an error frame, a close the client did
  *   not ask for; a malformed frame (not JSON, not an object, over 16 KiB, a bad
- *   payload, binary) closed otherwise than 4400, or ignored without the next ping's pong;
+ *   payload, binary, another key) closed otherwise than with its code (4400; 4401 for
+ *   the key), or ignored without the next ping's pong;
  * - an error in the server's log (warnings are printed and counted, not reported);
  * - a pool whose trade_count went back after the kill (ack only what is durable).
- * Exit 1 if anything was reported. Not part of the suite: it measures nothing; a 3-minute
- * run found the simulator's restart repeating trade ids (engine/serve.ts simRunSeed).
+ * Exit 1 if anything was reported. Items, routes and frames are drawn with Math.random:
+ * each run asks differently. Not part of the suite: it measures nothing; a 3-minute run
+ * found the simulator's restart repeating trade ids (engine/serve.ts simRunSeed).
  *
  *   node --import tsx bench/soak.ts [--duration 3m] [--clients 8] [--speed 30] [--keep]
  */
