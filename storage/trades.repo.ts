@@ -10,7 +10,6 @@ import { TradeBlock, compareKey, windowed } from './trade-codec.ts';
  */
 export type StoredTrade = [number, number, number, number, 0 | 1, string, number, number, number, number | null, number, string];
 
-export { compareKey };
 export const compareStored: (a: StoredTrade, b: StoredTrade) => number = compareKey;
 
 /** A position in a pool's trade order. */

@@ -1,7 +1,7 @@
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
-import { TradeBlock, dedup, merge } from './trade-codec.ts';
-import { compareKey, sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
+import { TradeBlock, compareKey, dedup, merge } from './trade-codec.ts';
+import { sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
 
 /**
  * The wallet order of trades (ARCHITECTURE.md `trades_by_wallet`), in chunks: key

@@ -14,7 +14,8 @@ import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import { storedWalletTrades } from '../../storage/wallet-index.ts';
-import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, dedup, merge, poolTrades, take, type TradeWindow } from './trades.ts';
+import { dedup, merge } from '../../storage/trade-codec.ts';
+import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, type TradeWindow } from './trades.ts';
 import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
 import { poolObject, snapshotOf, tokenName, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
 

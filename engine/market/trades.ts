@@ -1,7 +1,5 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { dedup, merge, windowed } from '../../storage/trade-codec.ts';
-
-export { dedup, merge };
 import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
