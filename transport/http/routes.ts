@@ -16,6 +16,13 @@ import { defineRoute, type Route } from './route.ts';
  * for every /v1 route), zod schemas for path and query parameters (made strict by
  * defineRoute: unknown parameters are a 400 naming them) and a handler in handlers/.
  */
+/**
+ * The query of every trade list (DECISIONS.md rows 14, 15, 25): window start, order
+ * (newest first by default), page size (50, at most 500) and cursor. Each route adds
+ * its own side filter.
+ */
+const tradeListQuery = { start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor };
+
 export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
@@ -37,7 +44,7 @@ export const ROUTES: readonly Route[] = [
     pattern: '/v1/pools/:pool_address/trades',
     auth: true,
     params: z.object({ pool_address: address }),
-    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token: address.optional() }),
+    query: z.object({ ...tradeListQuery, token: address.optional() }),
     handler: poolTradesRoute,
     version: ({ params, deps }) => deps.query.market?.poolTradesVersion(params.pool_address) ?? null,
   }),
@@ -66,7 +73,7 @@ export const ROUTES: readonly Route[] = [
     pattern: '/v1/tokens/:token_address/trades',
     auth: true,
     params: z.object({ token_address: address }),
-    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor }),
+    query: z.object(tradeListQuery),
     handler: tokenTradesRoute,
     version: ({ params, deps }) => deps.query.market?.tokenTradesVersion(params.token_address) ?? null,
   }),
@@ -74,7 +81,7 @@ export const ROUTES: readonly Route[] = [
     pattern: '/v1/wallets/:wallet_address/trades',
     auth: true,
     params: z.object({ wallet_address: address }),
-    query: z.object({ start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor, token_address: address.optional() }),
+    query: z.object({ ...tradeListQuery, token_address: address.optional() }),
     handler: walletTradesRoute,
   }),
 ];
