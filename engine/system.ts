@@ -150,6 +150,7 @@ export class Engine {
     this.publisher = new MarketPublisher({
       sink: () => this.topicSink,
       market: () => this.query.market!,
+      pools: () => this.pools,
       token: (address) => this.tokens.get(address) as TokenState | undefined,
       labels: (wallet) => activeLabels(this.labels.get(wallet)),
       now: () => this.clock.now(),

@@ -23,6 +23,30 @@ export interface PoolOutputs {
   trade(state: PoolState, stored: StoredTrade): void;
 }
 
+/** A pool's candle changes as one taking lists them (PoolCandles.takeChanged). */
+export type CandleChanges = ReturnType<PoolCandles['takeChanged']>;
+
+const NO_CANDLE_CHANGES: CandleChanges = [];
+
+/**
+ * A pool's candle chores, run by the live layer at each flush through ActorHost.update
+ * (which marks the pool dirty, so that its next snapshot holds them): closed candles go
+ * to the batched writer, then the changes since the last taking are taken, one more
+ * seq for each interval with any. For a pool whose candles someone watches or could
+ * resume from the history: the changed candles, by interval then start_at.
+ */
+export function takeCandleChanges(state: PoolState): CandleChanges {
+  state.closed.drain(state.candles);
+  return state.candles.takeChanged();
+}
+
+/** takeCandleChanges for a pool nobody watches: the seqs move on the same, no list is built. */
+export function countCandleChanges(state: PoolState): CandleChanges {
+  state.closed.drain(state.candles);
+  state.candles.skipChanged();
+  return NO_CANDLE_CHANGES;
+}
+
 export interface PoolBehaviorDeps {
   trades: TradesRepo;
   candles: CandlesRepo;

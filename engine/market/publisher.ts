@@ -1,8 +1,9 @@
-import type { PoolOutputs } from '../../actors/pool/pool.actor.ts';
+import { countCandleChanges, takeCandleChanges, type PoolOutputs } from '../../actors/pool/pool.actor.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
+import type { ActorHost } from '../supervisor/host.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
@@ -16,6 +17,8 @@ export interface PublisherDeps {
   /** The sink attached now (NO_TOPICS until a transport attaches). */
   sink(): TopicSink;
   market(): MarketQuery;
+  /** The pools' host: a flush changes a pool's candle state through it (ActorHost.update), never behind it. */
+  pools(): Pick<ActorHost<PoolState>, 'update' | 'get'>;
   token(address: string): TokenState | undefined;
   /** The labels of a wallet now (SERVICE.md 2.8 `labels`). */
   labels(wallet: string): string[];
@@ -50,14 +53,17 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURR
  * - Trades are published as each swap is applied (pool_trades, token_trades of the
  *   base token and, in a token-to-token pool, of the quote token from its side).
  * - Pools a batch touched are flushed at most every `flushMs` (the engine calls
- *   `flush` after each batch and on a timer):
- *   closed candles go to the pool's batched candle writer, changed candles are taken (each taking is one `seq` of the interval's series) and
- *   published, and pool_metrics is published for pools with subscribers.
+ *   `flush` after each batch and on a timer): the pool takes its candle changes
+ *   (closed candles to its batched candle writer; each taking is one `seq` of the
+ *   interval's series) through its host, which marks it dirty (ActorHost.update: the
+ *   seqs are persisted with the pool and must reach its next snapshot), the changed
+ *   candles are published, and pool_metrics is published for pools with subscribers.
  * - Candle changes are also recorded for resume (DECISIONS.md: at least 10 minutes)
  *   for pools whose candles someone watched in the last 10 minutes.
  */
 export class MarketPublisher implements PoolOutputs {
-  private touched = new Map<string, PoolState>();
+  /** Pools touched since the last pass began, by address (their actor may be rebuilt or passivated meanwhile). */
+  private touched = new Set<string>();
   /** The flush pass under way (passOver the pools touched before it began), or null. */
   private pass: Generator<void> | null = null;
   /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
@@ -73,7 +79,7 @@ export class MarketPublisher implements PoolOutputs {
   }
 
   trade(state: PoolState, stored: StoredTrade): void {
-    this.touched.set(state.pool_address, state);
+    this.touched.add(state.pool_address);
     const sink = this.deps.sink();
     if (sink === NO_TOPICS) return;
     const info = state.info!;
@@ -149,18 +155,18 @@ export class MarketPublisher implements PoolOutputs {
     }
     if (this.pass === null && this.touched.size > 0) {
       this.pass = this.passOver(this.touched);
-      this.touched = new Map();
+      this.touched = new Set();
     }
     return this.pass;
   }
 
-  private *passOver(touched: Map<string, PoolState>): Generator<void> {
+  private *passOver(touched: Set<string>): Generator<void> {
     let sink = this.deps.sink();
     let now = this.deps.now();
     try {
       let k = 0;
-      for (const state of touched.values()) {
-        this.flushPool(state, sink, now);
+      for (const pool of touched) {
+        this.flushPool(pool, sink, now);
         if ((++k & 63) === 0) {
           yield;
           // Later turns: the sink may have changed, and time has passed.
@@ -178,27 +184,26 @@ export class MarketPublisher implements PoolOutputs {
     }
   }
 
-  private flushPool(state: PoolState, sink: TopicSink, now: number): void {
-    const pool = state.pool_address;
-    const candles = state.candles;
-    state.closed.drain(candles);
+  private flushPool(pool: string, sink: TopicSink, now: number): void {
     const watch = sink === NO_TOPICS ? null : this.watchOf(pool, sink, now);
-    if (watch === null || (watch.series.length === 0 && !this.history.isRecording(pool))) {
-      // Nobody watches these candles or could resume them from the history: no frame,
-      // but the seqs move on (a client that saw one and resumes must not read "unchanged").
-      candles.skipChanged();
-    } else {
-      const changed = candles.takeChanged();
-      if (changed.length > 0) {
-        this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch.series.length > 0);
-        for (const k of watch.series) {
-          const { interval, mode, currency } = SERIES[k]!;
-          const starts = changed.filter((c) => c.interval === interval);
-          if (starts.length === 0) continue;
-          const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
-          const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
-          sink.publish(topics.candles(pool, interval, mode, currency), frame);
-        }
+    // Nobody watches these candles or could resume them from the history: no frame,
+    // but the seqs move on (a client that saw one and resumes must not read "unchanged").
+    const listed = watch !== null && (watch.series.length > 0 || this.history.isRecording(pool));
+    const pools = this.deps.pools();
+    // Through the host: the taking changes the pool's persisted seqs (ActorHost.update).
+    const changed = pools.update(pool, listed ? takeCandleChanges : countCandleChanges);
+    if (changed === undefined) return; // stopped after repeated crashes
+    const state = pools.get(pool)!;
+    if (changed.length > 0) {
+      const candles = state.candles;
+      this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch!.series.length > 0);
+      for (const k of watch!.series) {
+        const { interval, mode, currency } = SERIES[k]!;
+        const starts = changed.filter((c) => c.interval === interval);
+        if (starts.length === 0) continue;
+        const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
+        const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
+        sink.publish(topics.candles(pool, interval, mode, currency), frame);
       }
     }
     if (state.info) this.publishMetrics(pool, sink);

@@ -159,6 +159,28 @@ export class ActorHost<S> {
   }
 
   /**
+   * Runs `change` on one actor's state (activated from its snapshot if need be) and marks
+   * the actor dirty, so that its next snapshot, at a checkpoint or at passivation, holds
+   * the change: the one way code outside `apply` changes an actor's state. For changes
+   * that are not ingest events, as the publisher's periodic taking of a pool's candle
+   * changes (each taking a `seq` handed to clients). Changed in place behind the host's
+   * back, an actor snapshotted just before and passivated clean would write nothing and
+   * come back without it. `change` is one of the actor kind's own functions; what it
+   * returns is handed back. Undefined when the actor never existed or is stopped.
+   */
+  update<R>(key: string, change: (state: S) => R): R | undefined {
+    if (this.stopped.size > 0 && this.stopped.has(key)) return undefined;
+    const resident = this.residents.get(key) ?? this.activate(key, false);
+    if (!resident) return undefined;
+    try {
+      return change(resident.state);
+    } finally {
+      // Also when it threw part-way: what it changed is snapshotted.
+      resident.dirty = true;
+    }
+  }
+
+  /**
    * The seq of the last event a resident actor applied (a version of its state for
    * caches); undefined when it is not in memory (reading it would activate it).
    */

@@ -139,3 +139,36 @@ describe('candle resume without a history to vouch for the seq', () => {
     await srv.close();
   });
 });
+
+describe('candle seqs across passivation', () => {
+  // The publisher's flush takes a pool's candle changes (each taking is one seq). Taken
+  // after a checkpoint snapshotted the pool, they must reach its next snapshot, or the
+  // pool passivated idle comes back with the older seq and hands it out again for other
+  // candles: a client holding it then resumes to "unchanged" and misses a trade.
+  it('trade, checkpoint, flush, passivate, read, trade, flush: resume_after_seq of the first frame gets the second trade', async () => {
+    const { engine, srv, key } = await open();
+    await ingest(engine, ...declarations);
+    const a = await TestClient.connect(srv.url, { key });
+    a.subscribe('candles', PAYLOAD);
+    await a.untilPong();
+    for (const e of [swap(AMM, T0 + 10_000, '2000000000')]) expect((await engine.ingest(e)).status).toBe('applied');
+    await engine.checkpoint();
+    engine.flush();
+    const seq = (await a.next((f) => f.stream === 'candles')).data.seq as number;
+    a.close();
+    await a.closed;
+
+    expect(await engine.passivateIdle(Number.POSITIVE_INFINITY)).toBeGreaterThan(0);
+    expect(engine.pools.isResident(AMM)).toBe(false);
+    // A read brings the pool back from its snapshot.
+    const http = await fetch(`http://127.0.0.1:${srv.port}/v1/pools/${AMM}/candles?interval=1m&currency=quote`, { headers: { authorization: `Bearer ${key}` } });
+    expect([http.status, ((await http.json()) as { data: { candles: unknown[] } }).data.candles]).toEqual([200, [one(T0, 2)]]);
+    expect(engine.pools.isResident(AMM)).toBe(true);
+
+    await ingest(engine, swap(AMM, T0 + MINUTE + 10_000, '5000000000'));
+    const resumed = await resume(srv, key, { resume_after_seq: seq });
+    expect(resumed.seq).toBeGreaterThan(seq);
+    expect(resumed.candles).toEqual([one(T0 + MINUTE, 5)]);
+    await srv.close();
+  });
+});
