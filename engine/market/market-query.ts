@@ -12,6 +12,7 @@ import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
+import { candleAt, candleSeries, graduationOf, type Graduation } from './candle-series.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import { storedWalletTrades } from '../../storage/wallet-index.ts';
 import { dedup, merge } from '../../storage/trade-codec.ts';
@@ -304,17 +305,34 @@ export class MarketQuery {
     return this.hosts.labels?.version ?? 0;
   }
 
-  /** A version of a pool's candles: they change only with the pool's own events. */
+  /**
+   * A version of a pool's candles: they change only with the pool's own events, and
+   * those of the curve it graduated from (candle-series.ts); null while either is not
+   * in memory.
+   */
   candlesVersion(address: string): string | null {
     const pool = this.hosts.pools.versionOf(address);
-    return pool === undefined ? null : String(pool);
+    if (pool === undefined) return null;
+    const s = this.poolState(address);
+    const g = s ? this.graduation(s) : null;
+    if (g === null) return String(pool);
+    const curve = this.hosts.pools.versionOf(g.curve.pool_address);
+    return curve === undefined ? null : `${pool}.${curve}`;
   }
 
-  /** GET /pools/{pool}/candles: the newest `limit` candles in the range, oldest first; null for an unknown pool. */
+  /** The curve whose candles a pool's series continues (candle-series.ts), or null. */
+  private graduation(s: PoolState): Graduation | null {
+    return graduationOf(s, (address) => this.poolState(address));
+  }
+
+  /**
+   * GET /pools/{pool}/candles: the newest `limit` candles in the range, oldest first,
+   * a graduated pool's continuing its curve's (candle-series.ts); null for an unknown pool.
+   */
   candles(address: string, req: CandlesRequest): Candle[] | null {
     const s = this.poolState(address);
     if (!s) return null;
-    return s.candles.series(req.interval, req.mode, req.currency, { startTime: req.startTime, endTime: req.endTime, limit: req.limit });
+    return candleSeries(s, this.graduation(s), req.interval, req.mode, req.currency, { startTime: req.startTime, endTime: req.endTime, limit: req.limit });
   }
 
   /**
@@ -325,27 +343,29 @@ export class MarketQuery {
    * back that far; otherwise (a seq older than the history, or one this series has not
    * reached, seen before a restart: seqs then moved on by SEQ_STALE_GAP) every candle
    * from the one holding afterTime on, or else the newest 300 (a fresh load); with
-   * neither given, nothing. At most RESUME_CANDLES_MAX candles, the newest. Null for
-   * an unknown pool.
+   * neither given, nothing. At most RESUME_CANDLES_MAX candles, the newest; a graduated
+   * pool's continue its curve's before the migration (candle-series.ts). Null for an
+   * unknown pool.
    */
   candleResume(req: CandleResumeRequest): { seq: number; candles: Candle[] } | null {
     const s = this.poolState(req.pool_address);
     if (!s) return null;
+    const g = this.graduation(s);
+    const series = (startTime: number | undefined, limit: number) => candleSeries(s, g, req.interval, req.mode, req.currency, { startTime, limit });
     const seq = s.candles.seqOf(req.interval);
     if (req.afterSeq !== undefined) {
       const starts = req.afterSeq === seq ? [] : req.afterSeq > seq ? null : this.history?.changedSince(req.pool_address, req.interval, req.afterSeq);
       if (starts) {
-        const candles = starts.slice(-RESUME_CANDLES_MAX).map((start) => s.candles.candle(req.interval, start, req.mode, req.currency)).filter((c): c is Candle => c !== null);
+        const candles = starts.slice(-RESUME_CANDLES_MAX).map((start) => candleAt(s, g, req.interval, start, req.mode, req.currency)).filter((c): c is Candle => c !== null);
         return { seq, candles };
       }
     }
     if (req.afterTime !== undefined) {
       const length = CANDLE_INTERVALS[req.interval];
-      const startTime = Math.floor(req.afterTime / length) * length;
-      return { seq, candles: s.candles.series(req.interval, req.mode, req.currency, { startTime, limit: RESUME_CANDLES_MAX }) };
+      return { seq, candles: series(Math.floor(req.afterTime / length) * length, RESUME_CANDLES_MAX) };
     }
     // A seq too old for the history and no time to fall back on: the newest candles, as a fresh load.
-    if (req.afterSeq !== undefined) return { seq, candles: s.candles.series(req.interval, req.mode, req.currency, { limit: 300 }) };
+    if (req.afterSeq !== undefined) return { seq, candles: series(undefined, 300) };
     return { seq, candles: [] };
   }
 

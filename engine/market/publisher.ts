@@ -7,6 +7,7 @@ import type { ActorHost } from '../supervisor/host.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
+import { candleAt, cutOf, graduationOf } from './candle-series.ts';
 import type { MarketQuery } from './market-query.ts';
 import { tradeJson } from './views.ts';
 
@@ -197,11 +198,15 @@ export class MarketPublisher implements PoolOutputs {
     if (changed.length > 0) {
       const candles = state.candles;
       this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch!.series.length > 0);
+      // A graduated pool's bucket holding the migration shows the curve's trades too
+      // (the curve is read only for such a bucket: most flushes of a graduated pool have none).
+      const cut = cutOf(state);
+      const graduation = watch!.series.length > 0 && changed.some((c) => c.start_at < cut) ? graduationOf(state, (address) => pools.get(address)) : null;
       for (const k of watch!.series) {
         const { interval, mode, currency } = SERIES[k]!;
         const starts = changed.filter((c) => c.interval === interval);
         if (starts.length === 0) continue;
-        const list = starts.map((c) => candles.candle(interval, c.start_at, mode, currency)).filter((c) => c !== null);
+        const list = starts.map((c) => candleAt(state, graduation, interval, c.start_at, mode, currency)).filter((c) => c !== null);
         const frame = candleFrame(pool, interval, mode, currency, candles.seqOf(interval), list);
         sink.publish(topics.candles(pool, interval, mode, currency), frame);
       }
