@@ -262,6 +262,28 @@ describe('supervision', () => {
     expect(quotes.lifecycle(WALLET)).toBeUndefined();
   });
 
+  it('a change through update (not an ingest event) reaches the snapshot: after a checkpoint, passivation writes it; a passivated actor is activated for it', async () => {
+    flakyThrown = true;
+    const e = await start();
+    await e.ingest(label(WALLET, 'kol', 1));
+    await e.checkpoint();
+    const host = hostOf(e);
+    expect(host.update(WALLET, (s) => s.labels.push('tended'))).toBe(2);
+    expect(host.dirtyKeys()).toEqual([WALLET]);
+    await e.passivateIdle(Number.POSITIVE_INFINITY);
+    expect(host.isResident(WALLET)).toBe(false);
+    await e.storage.env.flushed;
+    expect(host.get(WALLET)).toEqual({ labels: ['kol', 'tended'] });
+    // Passivated clean, it is brought back for the change, which its next snapshot holds.
+    await e.passivateIdle(Number.POSITIVE_INFINITY);
+    host.update(WALLET, (s) => s.labels.push('again'));
+    expect(host.isResident(WALLET)).toBe(true);
+    await e.passivateIdle(Number.POSITIVE_INFINITY);
+    await e.storage.env.flushed;
+    expect(e.storage.snapshots.get(`label-counter:${WALLET}`)).toMatchObject({ state: { state: { labels: ['kol', 'tended', 'again'] } } });
+    expect(host.update('never-seen', () => 1)).toBeUndefined();
+  });
+
   it('tells fromSnapshot when a snapshot may be stale: from another run, or reloaded by a rebuild; never at activation after its own passivation', async () => {
     interface Probe {
       labels: string[];
