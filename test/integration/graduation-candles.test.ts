@@ -3,7 +3,7 @@ import type { Candle } from '../../actors/pool/candles.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { base58, rng, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
 /**
@@ -20,6 +20,12 @@ const MINT = base58(r, 44);
 const CURVE = base58(r, 44);
 const AMM = base58(r, 44);
 const WALLET = base58(r, 44);
+const MINT2 = base58(r, 44);
+const CURVE2 = base58(r, 44);
+const AMM2 = base58(r, 44);
+const MINT3 = base58(r, 44);
+const CURVE3 = base58(r, 44);
+const AMM3 = base58(r, 44);
 const T0 = 1_767_225_600_000; // a day boundary
 const SEC = 1_000;
 /** Inside the 1m bucket [T0 + 60 s, T0 + 120 s), which the curve and the AMM pool both trade in. */
@@ -171,5 +177,38 @@ describe('candles across a graduation', () => {
     // Slot 999: before the curve's other trades on chain, arriving now.
     await ingest(curveSwap(T0 + 20 * SEC, { quote_amount_raw: String(1e9), slot: 999 }));
     expect(await candles(AMM, 'interval=1m&currency=quote')).toEqual([candle(T0, 1, 2, 1, 2, 3), ...before.slice(1)]);
+  });
+
+  it('a pool whose pool event names the curve, with no migration event yet, continues the curve\'s candles before its created_at', async () => {
+    const curveSwap2 = swapMaker(CURVE2, WALLET, 63_000, 7_000);
+    const ammSwap2 = swapMaker(AMM2, WALLET, 64_000, 8_000);
+    await ingest(
+      { type: 'token', token_address: MINT2, decimals: 6, supply_raw: '1000000000000000', symbol: 'GR2', name: 'Graduate 2', slot: 6_000, at: T0 },
+      { type: 'pool', pool_address: CURVE2, base_address: MINT2, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, slot: 6_001, curve_initial_real_base_raw: '793100000000000' },
+      buy(curveSwap2, T0 + 10 * SEC, 2),
+      { type: 'pool', pool_address: AMM2, base_address: MINT2, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0 + 40 * SEC, migrated_from_pool_address: CURVE2, slot: 7_500 },
+      buy(ammSwap2, T0 + 45 * SEC, 4),
+      buy(ammSwap2, T0 + 70 * SEC, 5),
+    );
+    expect(await candles(AMM2, 'interval=1m&currency=quote')).toEqual([candle(T0, 2, 4, 2, 4, 6), candle(T0 + 60 * SEC, 5, 5, 5, 5, 5)]);
+    expect(await candles(AMM2, 'interval=15s&currency=quote')).toEqual([candle(T0, 2, 2, 2, 2, 2), candle(T0 + 45 * SEC, 4, 4, 4, 4, 4), candle(T0 + 60 * SEC, 5, 5, 5, 5, 5)]);
+    expect(await candles(CURVE2, 'interval=1m&currency=quote')).toEqual([candle(T0, 2, 2, 2, 2, 2)]);
+  });
+
+  it('a pool quoted in another asset than its curve continues the curve\'s candles in USD only; its quote candles are its own', async () => {
+    const curveSwap3 = swapMaker(CURVE3, WALLET, 65_000, 9_000);
+    const ammSwap3 = swapMaker(AMM3, WALLET, 66_000, 10_000);
+    await ingest(
+      { type: 'quote_price', quote_address: USDC, price_usd: 1, at: T0 },
+      { type: 'token', token_address: MINT3, decimals: 6, supply_raw: '1000000000000000', symbol: 'GR3', name: 'Graduate 3', slot: 8_500, at: T0 },
+      { type: 'pool', pool_address: CURVE3, base_address: MINT3, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, slot: 8_501, curve_initial_real_base_raw: '793100000000000' },
+      buy(curveSwap3, T0 + 10 * SEC, 2),
+      { type: 'pool', pool_address: AMM3, base_address: MINT3, quote_address: USDC, dex: 'meteora_damm', pool_type: 'amm', created_at: T0 + 30 * SEC, slot: 9_500 },
+      { type: 'migration', token_address: MINT3, from_pool_address: CURVE3, to_pool_address: AMM3, slot: 9_500, at: T0 + 30 * SEC },
+      // 1 token for 150 USDC (6 decimals).
+      ammSwap3(T0 + 40 * SEC, { quote_amount_raw: '150000000' }),
+    );
+    expect(await candles(AMM3, 'interval=1m&currency=usd')).toEqual([candle(T0, 200, 200, 150, 150, 350)]);
+    expect(await candles(AMM3, 'interval=1m&currency=quote')).toEqual([candle(T0, 150, 150, 150, 150, 150)]);
   });
 });
