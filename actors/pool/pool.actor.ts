@@ -28,23 +28,35 @@ export type CandleChanges = ReturnType<PoolCandles['takeChanged']>;
 
 const NO_CANDLE_CHANGES: CandleChanges = [];
 
+/** What takeCandleChanges and countCandleChanges return: one object, filled per call and read before the next (as PRICING). */
+export interface CandleTaking {
+  state: PoolState;
+  changed: CandleChanges;
+}
+const TAKING: CandleTaking = { state: null as unknown as PoolState, changed: NO_CANDLE_CHANGES };
+
 /**
  * A pool's candle chores, run by the live layer at each flush through ActorHost.update
  * (which marks the pool dirty, so that its next snapshot holds them): closed candles go
  * to the batched writer, then the changes since the last taking are taken, one more
  * seq for each interval with any. For a pool whose candles someone watches or could
- * resume from the history: the changed candles, by interval then start_at.
+ * resume from the history: the changed candles, by interval then start_at, and the
+ * state they are read from.
  */
-export function takeCandleChanges(state: PoolState): CandleChanges {
+export function takeCandleChanges(state: PoolState): CandleTaking {
   state.closed.drain(state.candles);
-  return state.candles.takeChanged();
+  TAKING.state = state;
+  TAKING.changed = state.candles.takeChanged();
+  return TAKING;
 }
 
 /** takeCandleChanges for a pool nobody watches: the seqs move on the same, no list is built. */
-export function countCandleChanges(state: PoolState): CandleChanges {
+export function countCandleChanges(state: PoolState): CandleTaking {
   state.closed.drain(state.candles);
   state.candles.skipChanged();
-  return NO_CANDLE_CHANGES;
+  TAKING.state = state;
+  TAKING.changed = NO_CANDLE_CHANGES;
+  return TAKING;
 }
 
 export interface PoolBehaviorDeps {

@@ -192,9 +192,9 @@ export class MarketPublisher implements PoolOutputs {
     const listed = watch !== null && (watch.series.length > 0 || this.history.isRecording(pool));
     const pools = this.deps.pools();
     // Through the host: the taking changes the pool's persisted seqs (ActorHost.update).
-    const changed = pools.update(pool, listed ? takeCandleChanges : countCandleChanges);
-    if (changed === undefined) return; // stopped after repeated crashes
-    const state = pools.get(pool)!;
+    const taking = pools.update(pool, listed ? takeCandleChanges : countCandleChanges);
+    if (taking === undefined) return; // stopped after repeated crashes
+    const { state, changed } = taking;
     if (changed.length > 0) {
       const candles = state.candles;
       this.history.record(pool, changed, (interval) => candles.seqOf(interval), now, watch!.series.length > 0);

@@ -172,12 +172,9 @@ export class ActorHost<S> {
     if (this.stopped.size > 0 && this.stopped.has(key)) return undefined;
     const resident = this.residents.get(key) ?? this.activate(key, false);
     if (!resident) return undefined;
-    try {
-      return change(resident.state);
-    } finally {
-      // Also when it threw part-way: what it changed is snapshotted.
-      resident.dirty = true;
-    }
+    // First: should it throw part-way, what it changed is snapshotted all the same.
+    resident.dirty = true;
+    return change(resident.state);
   }
 
   /**
