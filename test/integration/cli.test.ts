@@ -29,6 +29,34 @@ describe('mds CLI', () => {
     expect(mds(['keys', 'revoke', 'nope', '--data', dir.path]).status).toBe(2);
   });
 
+  it('keys create prints the id on stderr; keys list tells active, grace, expired and revoked apart', () => {
+    dir = tempDir();
+    const now = Date.now();
+    const make = (expiresAt?: number) => {
+      const r = mds(['keys', 'create', '--plan', 'pro', '--data', dir.path, ...(expiresAt === undefined ? [] : ['--expires-at', String(expiresAt)])]);
+      expect(r.status, r.stderr).toBe(0);
+      const id = /created key id ([0-9a-f]{12})/.exec(r.stderr)?.[1];
+      expect(id, r.stderr).toBeDefined();
+      return id!;
+    };
+    const active = make(now + 3_600_000);
+    const grace = make(now - 3_600_000); // expired an hour ago: within the 2-hour grace
+    const expired = make(now - 3 * 3_600_000); // past the grace: behaves as free
+    const revoked = make();
+    expect(mds(['keys', 'revoke', revoked, '--data', dir.path]).status).toBe(0);
+    const rows = new Map(
+      mds(['keys', 'list', '--data', dir.path])
+        .stdout.trim()
+        .split('\n')
+        .map((line) => line.split('\t'))
+        .map(([id, , , state]) => [id!, state!]),
+    );
+    expect(rows.get(active)).toBe('active');
+    expect(rows.get(grace)).toMatch(/^grace \(pro until .*, then free\)$/);
+    expect(rows.get(expired)).toBe('expired (free plan)');
+    expect(rows.get(revoked)).toMatch(/^revoked /);
+  });
+
   it('exits 2 with a message on usage errors and bad config values', () => {
     dir = tempDir();
     const cases: Array<[string[], RegExp, Record<string, string>?]> = [
