@@ -8,6 +8,7 @@ import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
 import { walletTradesRoute } from './handlers/wallets.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
+import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
 import { notBuilt } from '../../engine/errors.ts';
 import { defineRoute, type Route } from './route.ts';
 
@@ -53,6 +54,10 @@ export const ROUTES: readonly Route[] = [
   // Built from this table when first asked for, so it lists every route, later ones included.
   defineRoute({ pattern: '/openapi.json', auth: false, handler: () => openApiRoute(ROUTES) }),
   defineRoute({ pattern: '/asyncapi.json', auth: false, handler: asyncApiRoute }),
+  // The API reference pages over those two documents, with what they load (docs.ts).
+  defineRoute({ pattern: '/docs', auth: false, handler: docsRoute }),
+  defineRoute({ pattern: '/docs/ws', auth: false, handler: docsWsRoute }),
+  defineRoute({ pattern: '/docs/redoc.standalone.js', auth: false, handler: redocBundleRoute }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
   defineRoute({ pattern: '/v1/pools', auth: true, query: poolListQuery, handler: poolListRoute }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
