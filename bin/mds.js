@@ -6,4 +6,11 @@
 import { register } from 'tsx/esm/api';
 
 register();
+try {
+  // First, before any native module: a Node.js version mds does not run on stops here.
+  await import('../engine/node-version.ts');
+} catch (err) {
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
 await import('../engine/cli.ts');

@@ -131,7 +131,7 @@ async function withKeys<T>(opts: Record<string, unknown>, run: (store: import('.
 
 keys
   .command('create')
-  .description('create a key; prints the key and nothing else on stdout')
+  .description('create a key; prints the key and nothing else on stdout, its id on stderr')
   .addOption(new Option('--plan <plan>', 'plan of the key').choices(PLAN_NAMES).makeOptionMandatory())
   .option('--expires-at <ms>', 'expiry, Unix ms', int('--expires-at'))
   .addOption(dataOption())
@@ -139,19 +139,32 @@ keys
   .action(async (opts) => {
     const created = await withKeys(opts, (store) => store.create({ plan: opts.plan, expiresAt: opts.expiresAt ?? null }));
     process.stdout.write(`${created.key}\n`);
+    // The id (for `keys revoke`) on stderr, so that `KEY=$(mds keys create ...)` still takes the key alone.
+    process.stderr.write(`created key id ${created.id} (plan ${created.plan})\n`);
   });
 
 keys
   .command('list')
-  .description('list keys (ids, plans, expiry; never the keys)')
+  .description('list keys (ids, plans, expiry, state: active, grace, expired or revoked; never the keys)')
   .addOption(dataOption())
   .addOption(configOption())
   .action(async (opts) => {
+    const { keyState, graceEndsAt } = await import('./keys.ts');
     const accounts = await withKeys(opts, (store) => store.list());
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
     for (const a of accounts) {
-      const expires = a.expiresAt ? new Date(a.expiresAt).toISOString() : '-';
-      const revoked = a.revokedAt ? `revoked ${new Date(a.revokedAt).toISOString()}` : 'active';
-      process.stdout.write(`${a.id}\t${a.plan}\texpires ${expires}\t${revoked}\n`);
+      const expires = a.expiresAt ? iso(a.expiresAt) : '-';
+      const state = keyState(a, now);
+      const detail =
+        state === 'revoked'
+          ? `revoked ${iso(a.revokedAt!)}`
+          : state === 'grace'
+            ? `grace (${a.plan} until ${iso(graceEndsAt(a.expiresAt!))}, then free)`
+            : state === 'expired'
+              ? 'expired (free plan)'
+              : 'active';
+      process.stdout.write(`${a.id}\t${a.plan}\texpires ${expires}\t${detail}\n`);
     }
   });
 

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   4291: { error: 'QUOTA_EXCEEDED', retryable: true },
   4292: { error: 'TOO_MANY_IN_FLIGHT', retryable: true },
   5000: { error: 'INTERNAL', retryable: true },
+  // A route or stream of SERVICE.md that this version of mds does not build (not in SERVICE.md 7.1, which is only added to).
+  5010: { error: 'NOT_IMPLEMENTED', retryable: false },
   5020: { error: 'UPSTREAM_FAILED', retryable: true },
   5030: { error: 'UNAVAILABLE', retryable: true },
   5040: { error: 'TIMEOUT', retryable: true },
@@ -51,3 +53,5 @@ export const unauthenticated = () =>
   new EngineError(4010, 'no API key: send Authorization: Bearer <API_KEY>');
 export const invalidApiKey = () => new EngineError(4013, 'API key is invalid or revoked');
 export const unavailable = (why: string) => new EngineError(5030, why);
+/** A route or stream that SERVICE.md names and this version does not build; `what`: `GET /v1/wallets`, `stream markers`. */
+export const notBuilt = (what: string) => new EngineError(5010, `${what} is not built in this version of mds`);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { PlanName } from './config.ts';
 import type { Account, Storage } from '../storage/lmdb.ts';
+import { GRACE_MS, isExpired, isGraceOver } from '../actors/account/account.logic.ts';
 
 export type { Account };
 
@@ -15,6 +16,22 @@ export type { Account };
  * write has committed, in this process and in any other reading the same directory.
  * What it keeps in memory (Presented) only saves hashing and decoding the same bytes again.
  */
+
+/**
+ * Where a key stands at `now`: `active` (its plan applies), `grace` (expired less than
+ * 2 hours ago: its plan still applies), `expired` (past the grace: it authenticates
+ * and gets the free plan), `revoked` (rejected).
+ */
+export type KeyState = 'active' | 'grace' | 'expired' | 'revoked';
+
+export function keyState(account: Account, now: number): KeyState {
+  if (account.revokedAt !== null) return 'revoked';
+  if (!isExpired(account.expiresAt, now)) return 'active';
+  return isGraceOver(account.expiresAt, now) ? 'expired' : 'grace';
+}
+
+/** The end of a key's grace: when an expired key's plan drops to free. */
+export const graceEndsAt = (expiresAt: number): number => expiresAt + GRACE_MS;
 
 /** What `create` returns: the only time the key itself is seen. */
 export interface CreatedKey {

@@ -2,11 +2,12 @@ import { createServer, mountWebSocket } from '../transport/index.ts';
 import { loadCursorSecret } from '../transport/http/cursor.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { createKeyStore } from './keys.ts';
+import { createKeyStore, type KeyStore } from './keys.ts';
 import { createLimits } from './limits.ts';
 import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
-import { createEngine, registerSource } from './system.ts';
+import { createEngine, registerSource, type Engine } from './system.ts';
+import { TRADE_DEFAULT_WINDOW_MS } from './market/trades.ts';
 import type { Storage } from '../storage/lmdb.ts';
 
 /** Meta key: how many times the simulator has started on this data directory. */
@@ -40,11 +41,24 @@ async function registerSimulator(): Promise<void> {
   });
 }
 
-/** `mds serve`: ingest from the configured source and serve HTTP (and /ws) until a signal. */
-export async function serve(config: Config): Promise<void> {
-  const log = createLogger(config.logLevel);
-  if (config.source === 'sim') await registerSimulator();
-  const engine = await createEngine({ config, log });
+/** An engine served over HTTP and /ws: what `startService` returns. */
+export interface Service {
+  /** The port it listens on (the configured one, or the one picked for port 0). */
+  readonly port: number;
+  /** The API keys of the engine's data directory: `await service.keys.create({ plan: 'pro' })`. */
+  readonly keys: KeyStore;
+  /** Closes /ws and HTTP connections and writes the rate counters; the engine keeps running (stop it after). */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `engine` over HTTP and /ws on `config.host`:`config.port` (the engine's
+ * config): the route table, API keys in the engine's data directory, plans and limits
+ * on wall time, live frames from the engine's topics. `mds serve` is this plus a source
+ * and the signals; an embedder calls it on its own engine.
+ */
+export async function startService(engine: Engine): Promise<Service> {
+  const { config, log } = engine;
   // Keys expire in wall time whatever clock the engine derives state with.
   const wall = new WallClock();
   const keys = createKeyStore(engine.storage, wall);
@@ -55,7 +69,39 @@ export async function serve(config: Config): Promise<void> {
   const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, market: engine.query.market, candleWatch: engine.publisher });
   engine.attachTopics(ws.sink);
   const port = await server.listen();
-  log.info({ host: config.host, port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
+  warnIfStale(engine, wall.now());
+  return {
+    port,
+    keys,
+    async close() {
+      ws.close();
+      server.close();
+      await limits.close();
+    },
+  };
+}
+
+/**
+ * Lists without a start_time cover the last 24 hours of the engine clock. On the wall
+ * clock, a data directory whose newest event is older than that (replayed from a file,
+ * say) answers empty trade lists and windows with no hint why: say so once at start.
+ */
+function warnIfStale(engine: Engine, now: number): void {
+  const latest = engine.latestEventAt;
+  if (engine.clock.kind !== 'wall' || latest === 0 || now - latest <= TRADE_DEFAULT_WINDOW_MS) return;
+  engine.log.warn(
+    { latest_event_at: new Date(latest).toISOString(), hours_ago: Math.floor((now - latest) / 3_600_000) },
+    'the newest event is older than the 24 hours that lists without start_time cover on the wall clock: trade lists and windows will be empty; serve it with --clock event to read it as of its own time',
+  );
+}
+
+/** `mds serve`: ingest from the configured source and serve HTTP (and /ws) until a signal. */
+export async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  if (config.source === 'sim') await registerSimulator();
+  const engine = await createEngine({ config, log });
+  const service = await startService(engine);
+  log.info({ host: config.host, port: service.port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
   const source = engine.createSource(config.source);
   engine.runSource(source).catch((err) => log.error({ err }, 'source failed'));
 
@@ -64,9 +110,7 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
-    ws.close();
-    server.close();
-    await limits.close();
+    await service.close();
     await engine.stop();
     log.flush?.();
     process.exit(0);

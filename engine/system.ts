@@ -317,6 +317,11 @@ export class Engine {
   }
 
   /** Where live stream frames go: the WebSocket transport attaches its topic sink here. */
+  /** The latest event time applied (Unix ms; 0 before any), kept across restarts. */
+  get latestEventAt(): number {
+    return this.latestAt;
+  }
+
   attachTopics(sink: TopicSink): void {
     this.topicSink = sink;
   }

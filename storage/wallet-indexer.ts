@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { FromIndexer, ToIndexer, WalletIndexerData } from './wallet-index.worker.ts';
+import { workerUrl } from '../engine/worker-url.ts';
 
 /**
  * The engine's side of the wallet indexer thread (wallet-index.worker.ts). The thread
@@ -22,7 +23,7 @@ export class WalletIndexer {
   /** The journal has entries: start the thread if it is not running. */
   poke(): void {
     if (this.worker || this.closed) return;
-    const worker = new Worker(new URL('./wallet-index.worker.boot.mjs', import.meta.url), {
+    const worker = new Worker(workerUrl('wallet-index.worker', import.meta.url), {
       workerData: { path: this.path, intervalMs: this.intervalMs } satisfies WalletIndexerData,
     });
     worker.unref();

@@ -158,12 +158,22 @@ export function headerLines(headers: Readonly<Record<string, string>>): string {
 let pendingRes: HttpResponse | null = null;
 let pendingHead = '';
 let pendingBody: string | Uint8Array = '';
+let pendingBodyless = false;
 
 function writeCorked(): void {
   const res = pendingRes!;
   pendingRes = null;
-  res.writeStatus(pendingHead);
-  res.end(pendingBody);
+  if (!pendingBodyless) {
+    res.writeStatus(pendingHead);
+    res.end(pendingBody);
+    return;
+  }
+  // The Content-Length the body would have, written here: uWS's own
+  // endWithoutBody(reportedContentLength) leaves the response pending in this build
+  // (uws-pack 20.0.8; uWS then aborts the process), and endWithoutBody() writes none.
+  const length = typeof pendingBody === 'string' ? Buffer.byteLength(pendingBody, 'utf8') : pendingBody.length;
+  res.writeStatus(`${pendingHead}\r\ncontent-length: ${length}`);
+  res.endWithoutBody();
 }
 
 /**
@@ -181,11 +191,13 @@ function writeCorked(): void {
  * 16 KiB cork buffer uncork the socket, and every later uWS write of that batch would
  * then be its own send() (about ten per response) without a cork of its own. The
  * caller guarantees `res` is still valid: not aborted and not already ended.
+ * `bodyless` (a HEAD request): the same head, with the Content-Length of `body`, and no body.
  */
-export function writeResponse(res: HttpResponse, head: string, body: string | Uint8Array): void {
+export function writeResponse(res: HttpResponse, head: string, body: string | Uint8Array, bodyless = false): void {
   pendingRes = res;
   pendingHead = head;
   pendingBody = body;
+  pendingBodyless = bodyless;
   try {
     res.cork(writeCorked);
   } finally {

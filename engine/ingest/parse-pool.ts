@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ParsedChunk } from './parsed-chunk.ts';
 import type { ParseRequest } from './parse-worker.ts';
+import { workerUrl } from '../worker-url.ts';
 
 interface Waiter {
   resolve: (chunk: ParsedChunk) => void;
@@ -19,7 +20,7 @@ export class ChunkParser {
 
   constructor(private readonly lineBytesMax: number, workerCount = 2) {
     for (let i = 0; i < workerCount; i++) {
-      const worker = new Worker(new URL('./parse-worker.boot.mjs', import.meta.url));
+      const worker = new Worker(workerUrl('parse-worker', import.meta.url));
       const entry = { worker, waiting: [] as Waiter[] };
       worker.on('message', (chunk: ParsedChunk) => {
         chunk.bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);

@@ -29,6 +29,64 @@ describe('mds CLI', () => {
     expect(mds(['keys', 'revoke', 'nope', '--data', dir.path]).status).toBe(2);
   });
 
+  it('keys create prints the id on stderr; keys list tells active, grace, expired and revoked apart', () => {
+    dir = tempDir();
+    const now = Date.now();
+    const make = (expiresAt?: number) => {
+      const r = mds(['keys', 'create', '--plan', 'pro', '--data', dir.path, ...(expiresAt === undefined ? [] : ['--expires-at', String(expiresAt)])]);
+      expect(r.status, r.stderr).toBe(0);
+      const id = /created key id ([0-9a-f]{12})/.exec(r.stderr)?.[1];
+      expect(id, r.stderr).toBeDefined();
+      return id!;
+    };
+    const active = make(now + 3_600_000);
+    const grace = make(now - 3_600_000); // expired an hour ago: within the 2-hour grace
+    const expired = make(now - 3 * 3_600_000); // past the grace: behaves as free
+    const revoked = make();
+    expect(mds(['keys', 'revoke', revoked, '--data', dir.path]).status).toBe(0);
+    const rows = new Map(
+      mds(['keys', 'list', '--data', dir.path])
+        .stdout.trim()
+        .split('\n')
+        .map((line) => line.split('\t'))
+        .map(([id, , , state]) => [id!, state!]),
+    );
+    expect(rows.get(active)).toBe('active');
+    expect(rows.get(grace)).toMatch(/^grace \(pro until .*, then free\)$/);
+    expect(rows.get(expired)).toBe('expired (free plan)');
+    expect(rows.get(revoked)).toMatch(/^revoked /);
+  });
+
+  it('serve on the wall clock says at start when the newest event is older than the 24 hours lists cover, naming --clock event', async () => {
+    dir = tempDir();
+    const file = join(dir.path, 'events.ndjson');
+    // Events of 2026-01-01: long before the wall clock's last 24 hours.
+    const { token, quote_price } = sampleEvents();
+    writeFileSync(file, [token, quote_price].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const data = join(dir.path, 'data');
+    expect(mds(['replay', file, '--data', data, '--log-level', 'silent']).status).toBe(0);
+    /** The log lines of `mds serve` up to the one saying it serves; the server is then stopped. */
+    const startLog = (clock: string) => {
+      const server = spawn(process.execPath, [MDS, 'serve', '--data', data, '--port', '0', '--source', 'none', '--clock', clock], { stdio: ['ignore', 'ignore', 'pipe'] });
+      return new Promise<Array<{ level: number; msg: string; latest_event_at?: string }>>((resolve, reject) => {
+        let err = '';
+        server.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          if (!err.includes('"mds serving"')) return;
+          server.kill('SIGTERM');
+          resolve(err.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)));
+        });
+        server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+      }).finally(() => server.kill('SIGKILL'));
+    };
+    const wall = (await startLog('wall')).filter((line) => line.msg.includes('--clock event'));
+    expect(wall).toHaveLength(1);
+    expect(wall[0]).toMatchObject({ level: 40, latest_event_at: new Date(quote_price!.at as number).toISOString() });
+    expect(wall[0]!.msg).toContain('24 hours');
+    // On the event clock the data is read as of its own time: nothing to say.
+    expect((await startLog('event')).filter((line) => line.msg.includes('--clock event'))).toEqual([]);
+  });
+
   it('exits 2 with a message on usage errors and bad config values', () => {
     dir = tempDir();
     const cases: Array<[string[], RegExp, Record<string, string>?]> = [

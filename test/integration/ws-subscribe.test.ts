@@ -143,12 +143,11 @@ describe('unsubscribe', () => {
 });
 
 describe('ignored without an error frame', () => {
-  it('unknown streams, the old name trades, rankings (not yet served) and invalid payloads', async () => {
+  it('unknown streams, the old name trades and invalid payloads', async () => {
     const { c } = await client();
     const frames = [
       { type: 'subscribe', stream: 'nope', payload: {} },
       { type: 'subscribe', stream: 'trades', payload: { pool_address: POOL } },
-      { type: 'subscribe', stream: 'rankings', payload: { feed: 'new_pair', window: '1h' } },
       { type: 'subscribe', stream: 'pool_trades', payload: { pool_address: 'not-base58!' } },
       { type: 'subscribe', stream: 'pool_trades', payload: {} },
       { type: 'subscribe', stream: 'pool_trades' },
@@ -189,26 +188,16 @@ describe('ignored without an error frame', () => {
 });
 
 describe('error frames (DECISIONS.md)', () => {
-  it('4033 PLAN_REQUIRED for each Pro-only stream on a starter plan', async () => {
-    const { c } = await client('starter');
-    const pro = ['markers', 'chart_lines', 'token_signals', 'social_posts', 'wallet_activity', 'wallet_signals'];
-    for (const stream of pro) c.subscribe(stream, {});
-    const frames = await c.untilPong();
-    expect(frames).toEqual(
-      pro.map((stream) => ({ type: 'error', code: 4033, error: 'PLAN_REQUIRED', message: `stream ${stream} needs the pro or scale plan`, stream })),
-    );
-    // An unsubscribe of one is silent.
-    c.unsubscribe('markers', {});
-    expect(await c.untilPong()).toEqual([]);
-    c.close();
-    await c.closed;
-  });
-
-  it('Pro-only streams on pro and scale: no error (not served yet)', async () => {
-    for (const plan of ['pro', 'scale'] as const) {
+  it('5010 NOT_IMPLEMENTED for each stream not built yet, on every paid plan: a Starter key is not told to upgrade', async () => {
+    const notBuilt = ['rankings', 'markers', 'chart_lines', 'token_signals', 'social_posts', 'wallet_activity', 'wallet_signals'];
+    for (const plan of ['starter', 'pro', 'scale'] as const) {
       const { c } = await client(plan);
-      c.subscribe('markers', { token_address: TOKEN });
-      c.subscribe('wallet_signals', {});
+      for (const stream of notBuilt) c.subscribe(stream, stream === 'markers' ? { token_address: TOKEN } : {});
+      expect(await c.untilPong(), plan).toEqual(
+        notBuilt.map((stream) => ({ type: 'error', code: 5010, error: 'NOT_IMPLEMENTED', message: `stream ${stream} is not built in this version of mds`, stream })),
+      );
+      // An unsubscribe of one is silent.
+      c.unsubscribe('markers', { token_address: TOKEN });
       expect(await c.untilPong()).toEqual([]);
       c.close();
       await c.closed;

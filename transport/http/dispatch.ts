@@ -50,6 +50,8 @@ class Exchange {
     private readonly url: string,
     /** Labels of a successful response of this route: one object per route, not per request. */
     private readonly okLabels: { route: string; code: string },
+    /** A HEAD request: answered as its GET, without the body. */
+    private readonly bodyless = false,
   ) {}
 
   /**
@@ -103,7 +105,7 @@ class Exchange {
         // under pipelined load (1,000 requests in flight) when responses were written
         // without this. Nothing is left to release by then: one shared no-op will do.
         if (this.inHandler) this.res.onAborted(ignoreAbort);
-        writeResponse(this.res, head + this.headLines, body);
+        writeResponse(this.res, head + this.headLines, body, this.bodyless);
       } catch (err) {
         // Not expected (res is valid here); a half-written response must not stay open.
         this.deps.log.error({ err, route: this.routeLabel }, 'response could not be written');
@@ -277,19 +279,23 @@ export function mountRoutes(
     if (patterns.has(route.pattern)) throw new Error(`duplicate route: GET ${route.pattern}`);
     patterns.add(route.pattern);
     const m: Mounted = { route, deps, hooks: beforeHandle, cache: route.version ? cache : null, okLabels: { route: route.pattern, code: '0' } };
-    app.get(route.pattern, (res, req) => {
-      // req is valid only until this function returns: serve reads it (path parameters,
-      // on a cache miss) before returning, and only these strings outlive the call.
-      const url = req.getUrl();
-      const rawQuery = req.getQuery() ?? '';
-      const authorization = route.auth ? req.getHeader('authorization') : '';
-      const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels);
-      try {
-        serve(exchange, m, req, url, rawQuery, authorization);
-      } finally {
-        exchange.leaveHandler();
-      }
-    });
+    // HEAD is the GET without its body (RFC 9110 9.3.2): same status and headers,
+    // Content-Length included; it is authenticated, admitted and counted like the GET.
+    for (const bodyless of [false, true]) {
+      (bodyless ? app.head : app.get).call(app, route.pattern, (res, req) => {
+        // req is valid only until this function returns: serve reads it (path parameters,
+        // on a cache miss) before returning, and only these strings outlive the call.
+        const url = req.getUrl();
+        const rawQuery = req.getQuery() ?? '';
+        const authorization = route.auth ? req.getHeader('authorization') : '';
+        const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels, bodyless);
+        try {
+          serve(exchange, m, req, url, rawQuery, authorization);
+        } finally {
+          exchange.leaveHandler();
+        }
+      });
+    }
   }
   const unmatchedLabels = { route: UNMATCHED, code: '0' };
   // The API is read-only: any other method, and any unknown path, is 404 / 4040. A
@@ -301,7 +307,7 @@ export function mountRoutes(
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
     const authorization = isApiPath(url) ? req.getHeader('authorization') : null;
-    const exchange = new Exchange(res, deps, UNMATCHED, url, unmatchedLabels);
+    const exchange = new Exchange(res, deps, UNMATCHED, url, unmatchedLabels, method === 'HEAD');
     try {
       if (authorization !== null) admit(exchange, beforeHandle, authenticate(authorization, deps.keys), UNMATCHED_V1);
       exchange.fail(new EngineError(4040, `route not found: ${method} ${shownUrl(url)}`));

@@ -164,6 +164,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/metrics': { tag: 'system', summary: 'Prometheus metrics', raw: { contentType: 'text/plain' } },
   '/openapi.json': { tag: 'system', summary: 'This document (OpenAPI 3.1)', raw: { contentType: 'application/json', schema: { type: 'object' } } },
   '/asyncapi.json': { tag: 'system', summary: 'The WebSocket description (AsyncAPI 3)', raw: { contentType: 'application/json', schema: { type: 'object' } } },
+  '/docs': { tag: 'system', summary: 'API reference page: this document rendered (Redoc, served locally)', raw: { contentType: 'text/html' } },
+  '/docs/ws': { tag: 'system', summary: 'API reference page of the WebSocket: /asyncapi.json rendered', raw: { contentType: 'text/html' } },
+  '/docs/redoc.standalone.js': { tag: 'system', summary: 'The Redoc bundle /docs loads', raw: { contentType: 'text/javascript' } },
   '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice') },
   '/v1/tokens/search': {
     tag: 'research',

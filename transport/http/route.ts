@@ -77,6 +77,8 @@ export interface Route {
   readonly minPlan: PlanName | undefined;
   readonly handler: RouteHandler<any, any>;
   readonly version?: (ctx: RouteContext<any, any>) => string | null;
+  /** A route of SERVICE.md not built yet: answers 501/5010 whatever its parameters (routes.ts, notBuiltRoute). */
+  readonly notBuilt?: true;
 }
 
 const PARAM = /\/:([A-Za-z_][A-Za-z0-9_]*)/g;

@@ -8,6 +8,8 @@ import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
 import { walletTradesRoute } from './handlers/wallets.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
+import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
+import { notBuilt } from '../../engine/errors.ts';
 import { defineRoute, type Route } from './route.ts';
 
 /**
@@ -23,12 +25,39 @@ import { defineRoute, type Route } from './route.ts';
  */
 const tradeListQuery = { start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor };
 
+/**
+ * A route of SERVICE.md 4.2 that mds does not build yet. It is in the table, so that
+ * its static segments win over a parameter (/v1/tokens/signals is not a token address:
+ * uWS matches a static segment before a parameter, whatever the registration order)
+ * and it is in /openapi.json, marked. It answers 501/5010 NOT_IMPLEMENTED naming the
+ * route, on every plan (no 403 asking a caller to upgrade for what is not there),
+ * after the key check and admission like any /v1 route, and whatever its parameters:
+ * they are not validated, since nothing reads them.
+ */
+function notBuiltRoute(pattern: string): Route {
+  const paramNames = [...pattern.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
+  const what = `GET ${pattern.replace(/:([a-z_]+)/g, '{$1}')}`;
+  const route = defineRoute({
+    pattern,
+    auth: true,
+    params: z.object(Object.fromEntries(paramNames.map((name) => [name, z.string()]))),
+    handler: () => {
+      throw notBuilt(what);
+    },
+  });
+  return { ...route, query: z.looseObject({}), notBuilt: true };
+}
+
 export const ROUTES: readonly Route[] = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
   // Built from this table when first asked for, so it lists every route, later ones included.
   defineRoute({ pattern: '/openapi.json', auth: false, handler: () => openApiRoute(ROUTES) }),
   defineRoute({ pattern: '/asyncapi.json', auth: false, handler: asyncApiRoute }),
+  // The API reference pages over those two documents, with what they load (docs.ts).
+  defineRoute({ pattern: '/docs', auth: false, handler: docsRoute }),
+  defineRoute({ pattern: '/docs/ws', auth: false, handler: docsWsRoute }),
+  defineRoute({ pattern: '/docs/redoc.standalone.js', auth: false, handler: redocBundleRoute }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
   defineRoute({ pattern: '/v1/pools', auth: true, query: poolListQuery, handler: poolListRoute }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.
@@ -84,4 +113,24 @@ export const ROUTES: readonly Route[] = [
     query: z.object({ ...tradeListQuery, token_address: address.optional() }),
     handler: walletTradesRoute,
   }),
+  // SERVICE.md 4.2 routes not built yet (and the paths openapi-docs.ts gives the routes
+  // SERVICE.md lists by purpose only). Last on purpose: the router's static-before-
+  // parameter order, not the table's, puts /v1/tokens/signals before /v1/tokens/:token_address.
+  ...[
+    '/v1/tokens/signals',
+    '/v1/tokens/posts',
+    '/v1/tokens/rankings/:feed',
+    '/v1/tokens/:token_address/holders',
+    '/v1/tokens/:token_address/holders/stats',
+    '/v1/tokens/:token_address/traders',
+    '/v1/tokens/:token_address/bonding_curve',
+    '/v1/wallets',
+    '/v1/wallets/leaderboard',
+    '/v1/wallets/activity',
+    '/v1/wallets/signals',
+    '/v1/wallets/:wallet_address/performance',
+    '/v1/wallets/:wallet_address/positions',
+    '/v1/wallets/:wallet_address/daily_pnl',
+    '/v1/wallets/:wallet_address/deployed_tokens',
+  ].map(notBuiltRoute),
 ];

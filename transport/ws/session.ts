@@ -3,13 +3,14 @@ import type { WebSocket } from 'uWebSockets.js';
 import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/connection.machine.ts';
 import type { AccountLimits } from '../../engine/account-limits.ts';
 import type { Config } from '../../engine/config.ts';
+import { notBuilt } from '../../engine/errors.ts';
 import type { KeyStore } from '../../engine/keys.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
 import type { AccountEntry, Hub, HubConnection, Outbox } from './hub.ts';
-import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
+import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
 export interface CandleResumeSource {
@@ -233,8 +234,12 @@ export class Connection implements HubConnection {
   private named(frame: Record<string, unknown>, subscribing: boolean): Subscription | null {
     const { stream, payload } = frame;
     if (typeof stream !== 'string' || !isObject(payload)) return null;
+    if (NOT_BUILT_STREAMS.has(stream)) {
+      if (subscribing) this.sendControl(errorFrame(5010, notBuilt(`stream ${stream}`).message, stream));
+      return null;
+    }
     if (PRO_STREAMS.has(stream)) {
-      // Not implemented yet for Pro and Scale; other plans hear why they get nothing.
+      // Once a Pro-only stream is built (and out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
       if (subscribing && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
         this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       }
