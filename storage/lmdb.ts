@@ -124,6 +124,10 @@ export function openStorage(path: string): Storage {
     // acknowledges on the second.
     separateFlushed: true,
     maxDbs: 32,
+    // Always a directory: lmdb-js otherwise takes a path whose last segment has a dot
+    // (`./mds.data`, mktemp's `/tmp/tmp.XXXX`) for the database file itself, and an
+    // existing directory there fails with "Is a directory".
+    noSubdir: false,
   });
   const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
