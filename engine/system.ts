@@ -320,6 +320,11 @@ export class Engine {
     this.topicSink = sink;
   }
 
+  /** Time of the newest event applied (the log's, after start-up; 0 before any). */
+  get latestEventAt(): number {
+    return this.latestAt;
+  }
+
   get topics(): TopicSink {
     return this.topicSink;
   }
