@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { WSOL, type IngestEvent } from '../../engine/ingest/events.ts';
+import { timeOf, WSOL, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
 import { serveSimSource } from '../../engine/serve.ts';
 import { shiftEvent, simulate, SIM_FILE_START_AT } from '../../engine/sources/sim/index.ts';
@@ -77,7 +77,7 @@ const tradeId = (e: IngestEvent) => (e.type === 'swap' ? `${e.tx_hash}:${e.event
  * (the newest before the restart) moved later by one gap that skips the downtime.
  */
 function expectContinued(logged: IngestEvent[], appliedBefore: number, restartAt: number): void {
-  const first = logged.findIndex((e) => (e.type === 'pool' ? e.created_at : e.at) > appliedBefore);
+  const first = logged.findIndex((e) => timeOf(e) > appliedBefore);
   expect(first, 'the restart applied events').toBeGreaterThan(0);
   const before = logged.slice(0, first);
   const after = logged.slice(first);
@@ -103,7 +103,7 @@ function expectContinued(logged: IngestEvent[], appliedBefore: number, restartAt
   expect(Math.abs(firstAfter / lastBefore - 1)).toBeLessThan(0.01);
 
   // The downtime is skipped: nothing in it, and the market is at the present time again.
-  const resumedAt = after[0]!.type === 'pool' ? after[0]!.created_at : (after[0] as { at: number }).at;
+  const resumedAt = timeOf(after[0]!);
   expect(resumedAt).toBeGreaterThanOrEqual(restartAt);
   expect(resumedAt).toBeLessThan(restartAt + 400);
 
@@ -113,7 +113,7 @@ function expectContinued(logged: IngestEvent[], appliedBefore: number, restartAt
     expected.push(e);
     if (expected.length === logged.length) break;
   }
-  const gap = resumedAt - (expected[first]!.type === 'pool' ? (expected[first] as { created_at: number }).created_at : (expected[first] as { at: number }).at);
+  const gap = resumedAt - timeOf(expected[first]!);
   expect(gap % 400).toBe(0);
   for (const e of after) shiftEvent(e, -gap);
   const mismatch = logged.findIndex((e, i) => JSON.stringify(e) !== JSON.stringify(expected[i]));
@@ -138,8 +138,8 @@ describe('the simulator of mds serve across restarts', () => {
       const logged = await loggedEvents(data);
       const ids = logged.map(tradeId).filter((id) => id !== null);
       expect(new Set(ids).size).toBe(ids.length);
-      const resumed = logged.find((e) => (e.type === 'pool' ? e.created_at : e.at) > third.appliedBefore)!;
-      expect(resumed.type === 'pool' ? resumed.created_at : resumed.at).toBeGreaterThanOrEqual(third.restartAt);
+      const resumed = logged.find((e) => timeOf(e) > third.appliedBefore)!;
+      expect(timeOf(resumed)).toBeGreaterThanOrEqual(third.restartAt);
     } finally {
       dir.cleanup();
     }
@@ -174,4 +174,27 @@ describe('the simulator of mds serve across restarts', () => {
       dir.cleanup();
     }
   }, 120_000);
+
+  it('starts a market of its own on a data directory whose simulator kept no state (sim:runs only), as before', async () => {
+    const dir = tempDir();
+    try {
+      const data = join(dir.path, 'data');
+      const engine = await openSim(data);
+      engine.storage.meta.putSync('sim:runs', 1);
+      await engine.stop();
+      await serveFor(data, T0, 20_000);
+      const logged = await loggedEvents(data);
+      const txs = new Set(logged.flatMap((e) => (e.type === 'swap' ? [e.tx_hash] : [])));
+      expect(txs.size).toBeGreaterThan(100);
+      // Seed 42's market (what that directory's first run sent) has none of them.
+      let shared = 0;
+      for (const e of simulate({ seed: 42, startAt: T0 })) {
+        if (e.type === 'swap' && txs.has(e.tx_hash)) shared++;
+        if (timeOf(e) > T0 + 20_000) break;
+      }
+      expect(shared).toBe(0);
+    } finally {
+      dir.cleanup();
+    }
+  });
 });
