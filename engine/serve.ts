@@ -8,20 +8,23 @@ import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
 import { createEngine, registerSource, type Engine } from './system.ts';
 import { TRADE_DEFAULT_WINDOW_MS } from './market/trades.ts';
+import { decodeSimState, simSource, type SimPersistence } from './sources/sim/index.ts';
+import type { Source } from './sources/source.ts';
 import type { Storage } from '../storage/lmdb.ts';
 
 /** Meta key: how many times the simulator has started on this data directory. */
 const SIM_RUNS_KEY = 'sim:runs';
+/** Meta key: the simulator's market as its last run left it (engine/sources/sim/state.ts). */
+const SIM_STATE_KEY = 'sim:state';
 
 /**
- * The seed of this start of the simulator on this data directory: the configured seed
- * the first time, another one at each later start (counted in LMDB). The simulator is
- * deterministic, so the same seed again would send the first run's mints, pools,
- * wallets and transaction signatures a second time at new slots and times: trades
- * with the trade_id of earlier ones (SERVICE.md 2.8: unique per trade), which the
- * ingest gate cannot drop (their slots differ), and pools declared again. So a
- * restarted `mds serve` simulates a new market beside the old one, whose pools stop
- * trading.
+ * The seed of a new simulated market on this data directory: the configured seed the
+ * first time, another one at each later new market (counted in LMDB). Only a data
+ * directory whose simulator ran before its state was kept (mds before the state was
+ * saved in `sim:state`) starts a second market: the same seed again would send the first
+ * market's mints, pools, wallets and transaction signatures a second time at new slots
+ * and times, trades with the trade_id of earlier ones (SERVICE.md 2.8: unique per
+ * trade) that the ingest gate cannot drop (their slots differ).
  */
 export function simRunSeed(storage: Storage, seed: number): number {
   const run = (storage.meta.get(SIM_RUNS_KEY) as number | undefined) ?? 0;
@@ -31,14 +34,35 @@ export function simRunSeed(storage: Storage, seed: number): number {
   return Number.isSafeInteger(seed + offset) ? seed + offset : seed - offset;
 }
 
-/** Makes `--source sim` available (the simulator is the default source). */
-async function registerSimulator(): Promise<void> {
-  const { simSource } = await import('./sources/sim/index.ts');
-  registerSource((spec, engine) => {
-    if (spec !== 'sim') return null;
-    const { seed, speed, launchRate, tradeRate } = engine.config.sim;
-    return simSource({ seed: simRunSeed(engine.storage, seed), speed, launchRate, tradeRate, startAt: Date.now() });
+/**
+ * The simulator as `mds serve` runs it on `engine`'s data directory: it goes on with
+ * the market its last run saved in LMDB meta (`sim:state`), whatever seed and rates are
+ * configured, and saves it as it runs. `now` and `persist` are for tests (a hand-moved
+ * wall clock, saves every few events).
+ */
+export function serveSimSource(engine: Engine, test: { now?: () => number; persist?: Pick<SimPersistence, 'everyMs' | 'everyEvents'> } = {}): Source {
+  const { storage, log } = engine;
+  const { seed, speed, launchRate, tradeRate } = engine.config.sim;
+  const saved = storage.meta.get(SIM_STATE_KEY) as Uint8Array | undefined;
+  const resume = saved === undefined ? undefined : decodeSimState(saved);
+  if (resume) {
+    const o = resume.market.options;
+    log.info({ seed: o.seed, started_at: new Date(o.startAt).toISOString(), launch_rate: o.launchRate, trade_rate: o.tradeRate }, 'the simulator goes on with the market of this data directory (its own seed and rates)');
+  }
+  return simSource({
+    seed: resume ? resume.market.options.seed : simRunSeed(storage, seed),
+    speed,
+    launchRate,
+    tradeRate,
+    startAt: Math.floor(test.now?.() ?? Date.now()),
+    now: test.now,
+    persist: { resume, appliedAt: engine.latestEventAt, save: (state) => storage.meta.put(SIM_STATE_KEY, state), ...test.persist },
   });
+}
+
+/** Makes `--source sim` available (the simulator is the default source). */
+function registerSimulator(): void {
+  registerSource((spec, engine) => (spec === 'sim' ? serveSimSource(engine) : null));
 }
 
 /** An engine served over HTTP and /ws: what `startService` returns. */
@@ -98,7 +122,7 @@ function warnIfStale(engine: Engine, now: number): void {
 /** `mds serve`: ingest from the configured source and serve HTTP (and /ws) until a signal. */
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
-  if (config.source === 'sim') await registerSimulator();
+  if (config.source === 'sim') registerSimulator();
   const engine = await createEngine({ config, log });
   const service = await startService(engine);
   log.info({ host: config.host, port: service.port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');

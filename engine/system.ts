@@ -317,13 +317,13 @@ export class Engine {
   }
 
   /** Where live stream frames go: the WebSocket transport attaches its topic sink here. */
-  /** The latest event time applied (Unix ms; 0 before any), kept across restarts. */
-  get latestEventAt(): number {
-    return this.latestAt;
-  }
-
   attachTopics(sink: TopicSink): void {
     this.topicSink = sink;
+  }
+
+  /** Time of the newest event applied (Unix ms; the log's after start-up, so kept across restarts; 0 before any). */
+  get latestEventAt(): number {
+    return this.latestAt;
   }
 
   get topics(): TopicSink {

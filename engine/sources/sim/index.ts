@@ -9,7 +9,9 @@ export { SIM_DEFAULTS, SIM_FILE_START_AT, SLOT_MS, type SimOptions } from './opt
 /** The endless synchronous event stream, and its first stretch as an Observable. */
 export { simulate, simulate$ } from './simulate.ts';
 /** The live source for `mds serve`, paced against wall time. */
-export { simSource, type SimSourceOptions } from './sim-source.ts';
+export { simSource, type SimPersistence, type SimSourceOptions } from './sim-source.ts';
+/** The live source's market saved between runs, and events moved past a downtime. */
+export { decodeSimState, encodeSimState, shiftEvent, STATE_VERSION, type SimState } from './state.ts';
 /** Writes the stream to an NDJSON file, byte-identical for the same seed and options. */
 export { writeSimFile, type WriteSimFileOptions } from './sim-file.ts';
 /** Parses `1h`, `30m`, `90s`, `500ms` or plain milliseconds. */

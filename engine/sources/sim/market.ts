@@ -2,7 +2,7 @@ import type { IngestEvent } from '../../ingest/events.ts';
 import { genesis } from './genesis.ts';
 import { launch, migrate, secondPool, tick } from './lifecycle.ts';
 import type { Action } from './model.ts';
-import { resolveSimOptions, SLOT_MS, type SimOptions } from './options.ts';
+import { resolveSimOptions, SLOT_MS, type ResolvedSimOptions, type SimOptions } from './options.ts';
 import { callout, chatter, quotePrices, updateMetadata } from './social.ts';
 import { buy, quoteRawForSol, randomSwap, sell, takeProfit, transfer } from './trading.ts';
 import { World } from './world.ts';
@@ -22,11 +22,22 @@ export class Market {
   private readonly swapsPerSlot: number;
   private readonly launchGapMs: number;
 
-  constructor(options: SimOptions) {
-    const resolved = resolveSimOptions(options);
-    this.w = new World(resolved);
+  /** A new market from its options, or one that goes on from a saved World (state.ts). */
+  constructor(from: SimOptions | World) {
+    this.w = from instanceof World ? from : new World(resolveSimOptions(from));
+    const resolved = this.w.options;
     this.swapsPerSlot = (resolved.tradeRate * SLOT_MS) / 1000;
     this.launchGapMs = resolved.launchRate > 0 ? 60_000 / resolved.launchRate : Number.POSITIVE_INFINITY;
+  }
+
+  /** The state of the market, for saving it between slots (state.ts). */
+  get world(): World {
+    return this.w;
+  }
+
+  /** The options the market was started with (a resumed market keeps its own). */
+  get options(): ResolvedSimOptions {
+    return this.w.options;
   }
 
   /** Block time of the slot nextSlot() generates next. */

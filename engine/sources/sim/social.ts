@@ -1,4 +1,4 @@
-import { USDC, WSOL } from '../../ingest/events.ts';
+import { USDC, WSOL, type SocialPostEvent } from '../../ingest/events.ts';
 import { ipfsImageUrl, memeSocials, postText } from './metadata.ts';
 import type { TokenState } from './model.ts';
 import { buySizeSol } from './personas.ts';
@@ -31,6 +31,20 @@ export function quotePrices(w: World): void {
   }
 }
 
+/** Snowflake ids count milliseconds from the epoch in their bits above the 22nd. */
+const SNOWFLAKE_MS = 4_194_304n;
+
+/**
+ * An X post's id (a snowflake: its time in the high bits) and its URL, as if posted
+ * `ms` later; the same for a Telegram post (its id holds no time).
+ */
+export function shiftPostTime(post: SocialPostEvent, ms: number): void {
+  if (post.platform !== 'x') return;
+  const id = (BigInt(post.post_id) + BigInt(ms) * SNOWFLAKE_MS).toString();
+  post.url = `https://x.com/${post.author}/status/${id}`;
+  post.post_id = id;
+}
+
 /** A post by a KOL, naming a token (a callout) or none. */
 export function post(w: World, kol: number, token: TokenState | null): void {
   const profile = w.kols.get(kol)!;
@@ -38,7 +52,7 @@ export function post(w: World, kol: number, token: TokenState | null): void {
   let postId: string;
   let url: string;
   if (profile.platform === 'x') {
-    postId = ((BigInt(w.at) - SNOWFLAKE_EPOCH) * 4_194_304n + BigInt(seq % 4_194_304)).toString();
+    postId = ((BigInt(w.at) - SNOWFLAKE_EPOCH) * SNOWFLAKE_MS + BigInt(seq % 4_194_304)).toString();
     url = `https://x.com/${profile.handle}/status/${postId}`;
   } else {
     postId = `tg:${profile.handle}:${seq}`;

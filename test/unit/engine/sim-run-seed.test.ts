@@ -6,10 +6,12 @@ import { simulate, SIM_FILE_START_AT, SIM_STOCK_MINTS } from '../../../engine/so
 import { useTempStorage } from '../../helpers/fixtures.ts';
 
 /**
- * `mds serve` on a data directory the simulator ran on before: each start simulates with
- * a seed of its own (engine/serve.ts simRunSeed), so no run sends an earlier run's
- * transaction signatures again at other slots, where the ingest gate would take them as
- * new trades with an existing trade_id.
+ * `mds serve` on a data directory the simulator ran on before without keeping its
+ * state (an mds before `sim:state`; a directory with a state goes on with its market:
+ * test/integration/sim-restart.test.ts): each new market takes a seed of its own
+ * (engine/serve.ts simRunSeed), so it never sends an earlier run's transaction
+ * signatures again at other slots, where the ingest gate would take them as new trades
+ * with an existing trade_id.
  */
 
 const temp = useTempStorage();
