@@ -89,10 +89,17 @@ describe('pool and token routes', () => {
     // BBB's token event: mint authority null (revoked), a freeze authority (kept), LP 100 % burned, a paid profile.
     const { body } = await get(`/v1/pools/${PAIR}`);
     expect(body.data.totals).toMatchObject({ mint_revoked: true, freeze_revoked: false, lp_burned_pct: 100, dex_paid: true });
-    // One buy of 100 BBB for 400 AAA: volumes in AAA, the quote; AAA has no USD price here.
-    expect(body.data.totals).toMatchObject({ trade_count: 1, buy_count: 1, sell_count: 0, sell_volume_quote: 0, volume_usd: null, launch_price_usd: null, price_change_pct_usd: null });
+    // One buy of 100 BBB for 400 AAA: volumes in AAA, the quote; in USD at AAA's price at the trade
+    // (DECISIONS.md): its main pool then, the curve, 30.7 SOL / 1,048,000,000 tokens at 150 USD.
+    expect(body.data.totals).toMatchObject({ trade_count: 1, buy_count: 1, sell_count: 0, sell_volume_quote: 0 });
     expect(body.data.totals.volume_quote).toBeCloseTo(400, 9);
     expect(body.data.totals.launch_price_quote).toBeCloseTo(4, 12);
+    const aaaUsdThen = (30.7 / 1_048_000_000) * 150;
+    expect(body.data.totals.volume_usd).toBeCloseTo(400 * aaaUsdThen, 15);
+    expect(body.data.totals.launch_price_usd).toBeCloseTo(4 * aaaUsdThen, 15);
+    // Now: 4 AAA per BBB, AAA at its main pool's (the AMM's) 20 SOL / 200,000,000 tokens.
+    const aaaUsdNow = (20 / 200_000_000) * 150;
+    expect(body.data.totals.price_change_pct_usd).toBeCloseTo(100 * (aaaUsdNow / aaaUsdThen - 1), 6);
   });
 
   it('names where an AMM pool migrated from, and the token reports migrated', async () => {
@@ -153,8 +160,13 @@ describe('pool and token routes', () => {
     expect(asBase).toMatchObject({ type: 'buy', token_address: MINT2, quote_address: MINT, token_amount: 100, quote_amount: 400, price_quote: 4 });
     const asQuote = (await get(`/v1/pools/${PAIR}/trades?token=${MINT}`)).body.data[0];
     expect(asQuote).toMatchObject({ type: 'sell', token_address: MINT, quote_address: MINT2, token_amount: 400, quote_amount: 100, price_quote: 0.25 });
-    // AAA (the quote here) has no USD price in a token-quoted pool; its market cap in BBB: 0.25 × 1e9.
-    expect(asQuote).toMatchObject({ price_usd: null, amount_usd: null, market_cap_quote: 2.5e8, market_cap_usd: null });
+    // AAA (the quote here) at its USD price at the trade, from its main pool then (the curve: 30.7 SOL /
+    // 1,048,000,000 tokens at 150 USD); its market cap in BBB: 0.25 × 1e9.
+    const aaaUsdThen = (30.7 / 1_048_000_000) * 150;
+    expect(asQuote).toMatchObject({ market_cap_quote: 2.5e8 });
+    expect(asQuote.price_usd).toBeCloseTo(aaaUsdThen, 18);
+    expect(asQuote.amount_usd).toBeCloseTo(400 * aaaUsdThen, 15);
+    expect(asQuote.market_cap_usd).toBeCloseTo(1e9 * aaaUsdThen, 6);
     // From wSOL's side of a SOL pool: its USD price is the SOL price; its supply is not tracked.
     const asSol = (await get(`/v1/pools/${AMM}/trades?token=${WSOL}`)).body.data[0];
     expect(asSol).toMatchObject({ type: 'sell', token_address: WSOL, quote_address: MINT, token_amount: 0.1, quote_amount: 1_000_000, price_usd: 150, market_cap_quote: 0, market_cap_usd: null });

@@ -93,6 +93,50 @@ const searchOne = async (symbol: string) => {
   return items[0];
 };
 
+describe('1. a token\'s main pool is its most liquid in USD', () => {
+  it('a pool quoted in a token is valued at that token\'s USD price, not in its raw units', async () => {
+    // C/SOL: 180 SOL = 18,000 USD; C/Q: 20,000 Q at 0.2 USD = 4,000 USD (20,000 raw quote units).
+    expect((await data(`/v1/tokens/${C}`)).pool.pool_address).toBe(C_SOL);
+    expect((await data(`/v1/tokens/${C}/pools`)).map((p: any) => p.pool_address)).toEqual([C_SOL, C_Q]);
+    const viaQ = (await data(`/v1/pools/${C_Q}`)).snapshot;
+    expect(viaQ.liquidity_usd).toBeCloseTo(20_000 * 0.2, 9);
+    expect(viaQ.price_usd).toBeCloseTo((10_000 / 1e7) * 0.2, 15);
+  });
+
+  it('a pool whose USD value is unknown never outranks one whose value is known', async () => {
+    // U/Z holds 2,000,000 Z (no USD price), U/SOL 20 SOL.
+    expect((await data(`/v1/tokens/${U}`)).pool.pool_address).toBe(U_SOL);
+    expect((await searchOne('UU')).pool_address).toBe(U_SOL);
+  });
+
+  it('two tokens quoted in each other: answered, with no USD value (the recursion is bounded)', async () => {
+    for (const [t, p] of [[A, A_B], [B, B_A]] as const) {
+      const d = await data(`/v1/tokens/${t}`);
+      expect(d.pool.pool_address).toBe(p);
+      expect(d.snapshot).toMatchObject({ price_quote: 1, price_usd: null, market_cap_usd: null, liquidity_usd: null });
+    }
+  });
+});
+
+describe('3. USD values of a trade in a pool quoted in a token, or in USDC', () => {
+  it('go through the quote token\'s USD price at the trade', async () => {
+    const trades = (await data(`/v1/pools/${C_Q}/trades?order=asc`)) as any[];
+    expect(trades.map((t) => t.type)).toEqual(['buy', 'sell']);
+    expect(trades[0].amount_usd).toBeCloseTo(100 * 0.1, 9);
+    expect(trades[1].amount_usd).toBeCloseTo(100 * 0.2, 9);
+    expect(trades[1].price_usd).toBeCloseTo(1e-3 * 0.2, 15);
+    expect(trades[1].market_cap_usd).toBeCloseTo(1e-3 * 0.2 * SUPPLY, 6);
+    const totals = (await data(`/v1/pools/${C_Q}`)).totals;
+    expect(totals.volume_usd).toBeCloseTo(30, 9);
+  });
+
+  it('count USDC at 1 USD until a quote_price says otherwise', async () => {
+    const [trade] = (await data(`/v1/pools/${S_USDC}/trades`)) as any[];
+    expect(trade.amount_usd).toBeCloseTo(10, 12);
+    expect((await data(`/v1/pools/${S_USDC}`)).snapshot.liquidity_usd).toBeCloseTo(2_000, 9);
+  });
+});
+
 describe('4. market cap is a trade\'s price × supply; the snapshot keeps the spot', () => {
   it('each trade\'s market cap is its own price × supply', async () => {
     const trades = (await data(`/v1/pools/${G_CURVE}/trades?order=asc`)) as any[];

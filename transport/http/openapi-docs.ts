@@ -58,7 +58,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   Snapshot: obj(
     { price_quote: num(), price_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(), liquidity_quote: num(), liquidity_usd: numQ(), bonding_curve_progress_pct: num('0-100; 0 after migration.') },
-    'SERVICE.md 2.3; USD values use the quote asset\'s latest price, null without one.',
+    'SERVICE.md 2.3; the spot price after the latest trade. USD values use the quote asset\'s latest USD price (wSOL, USDC, USDT from quote_price, USDC and USDT 1 until one; a token quote at its own USD price, its main pool\'s), null without one. A bonding curve holds no liquidity once graduated.',
   ),
   Totals: {
     type: 'object',
@@ -117,7 +117,8 @@ export const SCHEMAS: Record<string, Schema> = {
       token_amount: num(), quote_amount: num(), price_quote: num(), price_usd: numQ(), amount_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(),
       labels: arr({ type: 'string' }), created_at: int(),
     },
-    'SERVICE.md 2.8, from the requested token\'s side. From the side of a pool\'s quote (a token-to-token pool, or token= the quote): buy and sell and the amounts swapped, the price inverted, price_usd the quote\'s USD price at the trade (wSOL, USDC; null for a token quote), market_cap_usd that times the quote token\'s supply (null while either is unknown), market_cap_quote 0 while that supply is unknown.',
+    'SERVICE.md 2.8, from the requested token\'s side. From the side of a pool\'s quote (a token-to-token pool, or token= the quote): buy and sell and the amounts swapped, the price inverted, price_usd the quote\'s USD price at the trade, market_cap_usd that times the quote token\'s supply (null while either is unknown), market_cap_quote 0 while that supply is unknown. ' +
+      'market_cap_quote is the trade\'s own price × total supply (DECISIONS.md), so market-cap candles are the price candles × supply. USD values use the quote\'s USD price at the trade: wSOL, USDC, USDT from quote_price (USDC and USDT 1 until one); a quote token\'s from its main pool (the token\'s most liquid pool in USD where it is the base, its price × that pool\'s quote\'s USD price) as it stands at the trade; null when none is known.',
   ),
   Candle: obj({ start_at: int(), open: numQ(), high: numQ(), low: numQ(), close: numQ(), volume: numQ('In the requested currency.') }, 'SERVICE.md 2.9.'),
   PoolOverview: obj({
