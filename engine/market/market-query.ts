@@ -17,7 +17,7 @@ import { storedWalletTrades } from '../../storage/wallet-index.ts';
 import { dedup, merge } from '../../storage/trade-codec.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, type TradeWindow } from './trades.ts';
 import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
-import { poolObject, snapshotOf, tokenName, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
+import { poolObject, snapshotOf, tokenName, tokenObject, tokenTotals, totalsOf, tradedPools, tradeJson, tradeRecord } from './views.ts';
 
 export interface TradeListOptions {
   startTime?: number;
@@ -436,18 +436,24 @@ export class MarketQuery {
     return t !== undefined && !(t.fields.decimals === undefined && t.pools.length === 0);
   }
 
-  /** GET /tokens/{token}: the token object, its main pool (the most liquid), snapshot, totals. */
+  /**
+   * GET /tokens/{token}: the token object, its main pool (the most liquid in USD),
+   * its snapshot, and the token's totals: counts, volumes, ATH and launch across its
+   * pools, bonding curve included (views.ts tokenTotals, as search counts them); the
+   * per-pool fields (curve gain) are the main pool's.
+   */
   token(address: string) {
     if (!this.tokenExists(address)) return null;
     const t = this.hosts.tokens.get(address) as TokenState;
     const pools = this.tokenPools(address);
     const main = pools[0];
     const usd = main ? this.quoteUsd(main.info!.quote_address) : null;
+    const token = main ? tokenTotals(tradedPools(address, pools), main.info!.quote_address) : undefined;
     return {
       token: { ...tokenObject(t), migrated: t.migrated },
       pool: main ? poolObject(main) : null,
       snapshot: main ? snapshotOf(main, usd) : null,
-      totals: main ? totalsOf(main, t, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots }) : null,
+      totals: main ? totalsOf(main, t, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots, token }) : null,
     };
   }
 

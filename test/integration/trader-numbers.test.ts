@@ -118,6 +118,37 @@ describe('1. a token\'s main pool is its most liquid in USD', () => {
   });
 });
 
+describe('2. search items: one pool, one quote asset; an unknown USD value is null, not 0', () => {
+  it('quote and USD fields come from the main pool and its quote\'s USD price', async () => {
+    const item = await searchOne('CHILL');
+    const snapshot = (await data(`/v1/pools/${C_SOL}`)).snapshot;
+    expect(item.pool_address).toBe(C_SOL);
+    expect(item.market_cap_quote).toBeCloseTo(snapshot.market_cap_quote, 9);
+    expect(item.market_cap_usd).toBeCloseTo(item.market_cap_quote * 100, 6);
+    expect(item.liquidity_quote).toBeCloseTo(180, 9);
+    expect(item.liquidity_usd).toBeCloseTo(18_000, 6);
+  });
+
+  it('a token without a USD price shows null and is in no USD sort, in either order', async () => {
+    const item = await searchOne('WW');
+    expect(item).toMatchObject({ pool_address: W_Z, market_cap_usd: null, liquidity_usd: null, volume_usd: null, ath_market_cap_usd: null, buy_count: 1 });
+    expect(item.market_cap_quote).toBeCloseTo((1_000 / 1e7) * SUPPLY, 6);
+    expect((await data('/v1/tokens/search?q=WW&match=exact&window=1h'))[0]).toMatchObject({ volume_usd: null, buy_count: 1 });
+    for (const [sort, window] of [['market_cap_usd', ''], ['liquidity_usd', ''], ['volume_usd', ''], ['volume_usd', '&window=1h']]) {
+      for (const order of ['asc', 'desc']) {
+        const items = (await data(`/v1/tokens/search?sort=${sort}&order=${order}&limit=100${window}`)) as any[];
+        const ids = items.map((x) => x.token_address);
+        expect(ids, `${sort}${window} ${order}`).not.toContain(W);
+        expect(ids, `${sort}${window} ${order}`).toContain(C);
+        // Honest: the values shown are in the order asked.
+        const keys = items.map((x) => x[sort!] as number);
+        expect(keys.every((k) => typeof k === 'number'), `${sort}${window} ${order}`).toBe(true);
+        expect(keys, `${sort}${window} ${order}`).toEqual([...keys].sort((a, b) => (order === 'asc' ? a - b : b - a)));
+      }
+    }
+  });
+});
+
 describe('3. USD values of a trade in a pool quoted in a token, or in USDC', () => {
   it('go through the quote token\'s USD price at the trade', async () => {
     const trades = (await data(`/v1/pools/${C_Q}/trades?order=asc`)) as any[];
@@ -169,5 +200,41 @@ describe('5. a graduated curve holds no liquidity', () => {
     expect((await data(`/v1/pools/${G_CURVE}`)).snapshot).toMatchObject({ liquidity_quote: 0, liquidity_usd: 0 });
     const pools = (await data(`/v1/tokens/${G}/pools`)) as any[];
     expect(pools.map((p) => [p.pool_address, p.snapshot.liquidity_quote])).toEqual([[G_AMM, 80], [G_CURVE, 0]]);
+  });
+});
+
+describe('6. a token\'s totals: across its pools, curve included, alike on both routes', () => {
+  it('GET /tokens/{t} counts the curve and the AMM pool, as search does', async () => {
+    const totals = (await data(`/v1/tokens/${G}`)).totals;
+    expect(totals).toMatchObject({ trade_count: 4, buy_count: 2, sell_count: 2, trader_count: 3, first_trade_at: T0 + 6 * MIN });
+    expect(totals.volume_quote).toBeCloseTo(1 + 2 + 0.5 + 0.2, 9);
+    expect(totals.volume_usd).toBeCloseTo(370, 6);
+    // Launch: the curve's first trade, 1 SOL for 1e7 G.
+    expect(totals.launch_price_quote).toBeCloseTo(1e-7, 15);
+    expect(totals.launch_price_usd).toBeCloseTo(1e-5, 12);
+    expect(totals.ath_market_cap_quote).toBeCloseTo(200, 6);
+    const item = await searchOne('GRAD');
+    expect(item.pool_address).toBe(G_AMM);
+    expect([item.volume_quote, item.volume_usd, item.buy_count, item.sell_count, item.trader_count, item.ath_market_cap_quote, item.ath_market_cap_usd]).toEqual([
+      totals.volume_quote, totals.volume_usd, totals.trade_count - totals.sell_count, totals.sell_count, totals.trader_count, totals.ath_market_cap_quote, totals.ath_market_cap_usd,
+    ]);
+  });
+});
+
+// Last: it moves Q's price.
+describe('a pool quoted in a token, served from the response cache', () => {
+  it('follows the quote token\'s USD price as its main pool trades', async () => {
+    const before = (await data(`/v1/pools/${C_Q}`)).snapshot;
+    expect(before.liquidity_usd).toBeCloseTo(20_000 * 0.2, 9);
+    const byCap = async () => ((await data('/v1/tokens/search?sort=market_cap_usd&limit=100')) as any[]).filter((x) => x.token_address === V || x.token_address === S);
+    expect((await byCap()).map((x) => [x.token_address, Math.round(x.market_cap_usd)])).toEqual([[S, 10_000], [V, 7_500]]);
+    // Q/SOL to 4,000 SOL for 1e6 Q: 0.4 USD a Q.
+    const result = await srv.engine.ingest(swap(Q_SOL, 10, 'buy', W1, 1_000, 4, [1e6, 4_000], 9));
+    expect(result.status).toBe('applied');
+    const after = (await data(`/v1/pools/${C_Q}`)).snapshot;
+    expect(after.liquidity_usd).toBeCloseTo(20_000 * 0.4, 9);
+    expect((await searchOne('CHILL')).pool_address).toBe(C_SOL);
+    // V's market cap follows Q's price in search, in the values shown and in the order.
+    expect((await byCap()).map((x) => [x.token_address, Math.round(x.market_cap_usd)])).toEqual([[V, 15_000], [S, 10_000]]);
   });
 });
