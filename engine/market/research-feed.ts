@@ -11,7 +11,7 @@ import type { ActorHost } from '../supervisor/host.ts';
 import type { MarketQuery } from './market-query.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
 import { tokenTotals, tradedPools } from './views.ts';
-import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrices } from './search-feed.ts';
+import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 
 /**
  * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,
@@ -291,6 +291,7 @@ export class ResearchFeed {
     }
     const totals = tokenTotals(tradedPools(token, pools), info.quote_address);
     const via = market.quoteUsdVia(info.quote_address);
+    const own = market.quoteUsdVia(token);
     return {
       token_address: token,
       name: meta.name,
@@ -302,6 +303,8 @@ export class ResearchFeed {
       liquidity_quote: liquidityQuote(main),
       usd_mint: via === null ? '' : via[0],
       usd_factor: via === null ? 0 : via[1],
+      own_usd_mint: own === null ? '' : own[0],
+      own_usd_factor: own === null ? 0 : own[1],
       volume_usd: volumeUsd(totals.trade_count, totals.volume_usd),
       trader_count: totals.trader_count,
       window_usd: [-1, -1, -1, -1],
@@ -342,6 +345,16 @@ export class ResearchFeed {
     return [market.mintUsd(WSOL), market.mintUsd(USDC), market.mintUsd(USDT)];
   }
 
+  /**
+   * A token's USD price as a quote, at `prices`, from its record (own_usd_mint and
+   * own_usd_factor: what MarketQuery.quoteUsd gives for it, the snapshots' price); null
+   * when unknown.
+   */
+  private tokenUsd(token: string, prices: QuotePrices): number | null {
+    const r = this.tokens.get(token);
+    return r ? usdVia(prices, r.own_usd_mint, r.own_usd_factor) : null;
+  }
+
   /** GET /v1/tokens/search: one page of SERVICE.md 2.2 items. */
   searchTokens(req: TokenSearchRequest): ResearchPage<SearchItem, SearchPosition> {
     this.refresh();
@@ -360,9 +373,10 @@ export class ResearchFeed {
 
   /** GET /v1/pools: one page of pools with their snapshot. */
   listPools(req: PoolListRequest): ResearchPage<PoolItem, PoolPosition> {
-    this.refreshPools();
+    // Tokens too: a pool quoted in a token is keyed at that token's record's price.
+    this.refresh();
     const prices = req.prices ?? this.currentPrices();
-    const page = this.pools.list(req, (quote) => priceIn(prices, quote));
+    const page = this.pools.list(req, (quote) => priceIn(prices, quote) ?? this.tokenUsd(quote, prices));
     const { market } = this.deps;
     const items = page.pools.map((p) => market.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };

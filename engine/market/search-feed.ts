@@ -37,6 +37,12 @@ export type QuotePrices = [wsol: number | null, usdc: number | null, usdt: numbe
 export const priceIn = (prices: QuotePrices, quote: string): number | null =>
   quote === WSOL ? prices[0] : quote === USDC ? prices[1] : quote === USDT ? prices[2] : null;
 
+/** A unit's USD value through a known mint (a record's usd_mint and usd_factor): factor × that mint's price; null without one. */
+export function usdVia(prices: QuotePrices, mint: string, factor: number): number | null {
+  const price = mint === '' ? null : priceIn(prices, mint);
+  return price === null ? null : factor * price;
+}
+
 const samePrices = (a: QuotePrices, b: QuotePrices) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 
 /** The bucket of `now` in each search window, as `TokenRecord.window_epoch` holds it. */
@@ -85,9 +91,8 @@ export class TokenSearchFeed {
   }
 
   private doc(r: TokenRecord): TokenSearchDoc {
-    const mint = r.usd_mint === '' ? null : priceIn(this.usdPrices, r.usd_mint);
     // As snapshotOf values the main pool: quote units × the quote's USD price (null: out of USD sorts).
-    const usd = mint === null ? null : r.usd_factor * mint;
+    const usd = usdVia(this.usdPrices, r.usd_mint, r.usd_factor);
     return {
       token_address: r.token_address,
       name: r.name,

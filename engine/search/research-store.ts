@@ -55,6 +55,13 @@ export interface TokenRecord {
   usd_mint: string;
   usd_factor: number;
   /**
+   * The token's own USD price the same way, as a quote of other pools (quoteUsdVia of
+   * the token: its main pool's spot price in a known mint): GET /v1/pools values a pool
+   * quoted in this token with it. '' and 0 when it has none.
+   */
+  own_usd_mint: string;
+  own_usd_factor: number;
+  /**
    * All-time volume in USD of the pools where the token is the base; null when it
    * traded and none of its trades had a USD value.
    */
@@ -77,7 +84,7 @@ export interface TokenRecord {
 }
 
 const VERSION_KEY = 'version';
-/** 2: token records carry usd_mint and usd_factor, and a null volume_usd. */
+/** 2: token records carry usd_mint, usd_factor, own_usd_mint, own_usd_factor, and a null volume_usd. */
 const VERSION = 2;
 
 /**
@@ -92,7 +99,7 @@ const VERSION = 2;
 export const POOL_SHAPE: PoolRecord = { pool_address: '', base_address: '', quote_address: '', created_at: 0, liquidity_quote: 0, volume_usd: 0 };
 export const TOKEN_SHAPE: TokenRecord = {
   token_address: '', name: null, symbol: null, pool_address: '', quote_address: '', created_at: 0, market_cap_quote: 0,
-  liquidity_quote: 0, usd_mint: '', usd_factor: 0, volume_usd: 0, trader_count: 0, window_usd: [-1, -1, -1, -1], window_epoch: [NaN, NaN, NaN, NaN], multi_quote: false,
+  liquidity_quote: 0, usd_mint: '', usd_factor: 0, own_usd_mint: '', own_usd_factor: 0, volume_usd: 0, trader_count: 0, window_usd: [-1, -1, -1, -1], window_epoch: [NaN, NaN, NaN, NaN], multi_quote: false,
 };
 
 /** The `research` database: load at start, write changed records at a checkpoint. */

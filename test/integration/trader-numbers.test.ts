@@ -161,6 +161,16 @@ describe('3. USD values of a trade in a pool quoted in a token, or in USDC', () 
     expect(totals.volume_usd).toBeCloseTo(30, 9);
   });
 
+  it('order GET /v1/pools by the USD liquidity its items show, a pool quoted in a token included', async () => {
+    for (const order of ['desc', 'asc']) {
+      const items = (await data(`/v1/pools?sort=liquidity_usd&order=${order}&limit=100`)) as any[];
+      // Pools whose quote has no USD price sort as 0 (documented).
+      const keys = items.map((p) => p.snapshot.liquidity_usd ?? 0);
+      expect(items.find((p) => p.pool_address === C_Q).snapshot.liquidity_usd).toBeCloseTo(20_000 * 0.2, 9);
+      expect(keys, order).toEqual([...keys].sort((a, b) => (order === 'asc' ? a - b : b - a)));
+    }
+  });
+
   it('count USDC at 1 USD until a quote_price says otherwise', async () => {
     const [trade] = (await data(`/v1/pools/${S_USDC}/trades`)) as any[];
     expect(trade.amount_usd).toBeCloseTo(10, 12);

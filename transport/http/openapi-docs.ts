@@ -205,7 +205,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'List pools: by base token, by quote, by pair, or newest',
     description: [
       'base_address and quote_address filter (both: one pair; neither: every pool).',
-      'sort: created_at (default; when the service first saw the pool), liquidity_usd (liquidity_quote at the quote asset\'s USD price; pools without one sort as 0), volume_usd (all time, each trade at its own USD price). order defaults to desc; ties go by pool_address in the same direction.',
+      'sort: created_at (default; when the service first saw the pool), liquidity_usd (liquidity_quote at the quote asset\'s USD price, a token quote at that token\'s, as the snapshot shows it; pools without one sort as 0), volume_usd (all time, each trade at its own USD price). order defaults to desc; ties go by pool_address in the same direction.',
       'Paging is by key; the cursor is bound to base_address, quote_address, sort and order. By created_at, pages never repeat or skip a pool while new ones appear; by liquidity or volume, a pool whose value crosses the position between pages can be skipped or seen twice. The cursor keeps the quote prices of the first page, so a SOL price move does not shift liquidity pages.',
     ].join('\n\n'),
     data: arr(ref('PoolListItem')),
