@@ -3,7 +3,7 @@ import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
 import type { StoredTrade, TradesRepo } from '../../storage/trades.repo.ts';
-import { quotePriceAt, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
+import type { QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles, decodeRows, encodeRows } from './closed-candles.ts';
@@ -11,6 +11,7 @@ import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
+import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
@@ -68,7 +69,32 @@ export interface PoolBehaviorDeps {
 /** What `pricing` returns: one object, filled per swap and read before the next (an allocation per swap otherwise). */
 const PRICING: PricingInputs = { baseDecimals: 0, quoteDecimals: 0, supply: null, quoteUsd: null };
 
-/** The inputs a swap needs, read from the token and quote-price actors; null if not known yet. */
+/**
+ * What valuing a quote at a trade reads (usd-price.ts): the actors as of the trade,
+ * known mints at its time. One object, pointed at the swap being priced.
+ */
+class AtTrade implements UsdReader {
+  ctx: ActorContext | null = null;
+  at = 0;
+  token(address: string) {
+    return this.ctx!.read<TokenState>('token', address) as TokenState | undefined;
+  }
+  pool(address: string) {
+    const s = this.ctx!.read<PoolState>('pool', address) as PoolState | undefined;
+    return s?.info ? s : undefined;
+  }
+  mintUsd(mint: string) {
+    return knownMintUsd(mint, this.ctx!.read<QuotePriceState>('quote-price', mint) as QuotePriceState | undefined, this.at);
+  }
+}
+const AT_TRADE = new AtTrade();
+
+/**
+ * The inputs a swap needs, read from the token and quote-price actors; null if not
+ * known yet. The quote's USD price is at the trade (usd-price.ts): a known mint's
+ * price at its time (USDC and USDT 1 until one is known), a token's from its main
+ * pool as it stands when the trade is applied and that pool's quote at the trade.
+ */
 function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInputs | null {
   const info = state.info;
   if (!info) return null;
@@ -76,11 +102,10 @@ function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInpu
   const baseDecimals = decimalsOf(baseToken, info.base_address);
   const quoteDecimals = decimalsOf(info.quote_address in KNOWN_MINTS ? undefined : ctx.read<TokenState>('token', info.quote_address), info.quote_address);
   if (baseDecimals === null || quoteDecimals === null) return null;
-  let quoteUsd: number | null = null;
-  if (info.quote_address in KNOWN_MINTS) {
-    const quotes = ctx.read<QuotePriceState>('quote-price', info.quote_address);
-    quoteUsd = quotes ? quotePriceAt(quotes, e.at) : null;
-  }
+  AT_TRADE.ctx = ctx;
+  AT_TRADE.at = e.at;
+  const quoteUsd = quoteUsdOf(info.quote_address, AT_TRADE);
+  AT_TRADE.ctx = null;
   PRICING.baseDecimals = baseDecimals;
   PRICING.quoteDecimals = quoteDecimals;
   PRICING.supply = supplyOf(baseToken);

@@ -177,7 +177,8 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Sto
   const spot = baseReserve > 0 ? quoteReserve / baseReserve : 0;
   const priceQuote = baseAmount > 0 ? quoteAmount / baseAmount : spot;
   const supply = p.supply ?? 0;
-  const marketCapQuote = spot * supply;
+  // The trade's own price × supply (DECISIONS.md): market-cap candles are price candles × supply.
+  const marketCapQuote = priceQuote * supply;
   const usd = p.quoteUsd;
   const trade: PoolTrade = {
     at: e.at,
@@ -252,9 +253,13 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Sto
 /** Spot price after the latest trade, quote per base. */
 export const spotPrice = (s: PoolState) => (s.base_reserve > 0 ? s.quote_reserve / s.base_reserve : 0);
 
-/** INGEST.md: 2 × quote reserve for AMMs; the real quote reserve on a bonding curve. */
+/**
+ * INGEST.md: 2 × quote reserve for AMMs; the real quote reserve on a bonding curve,
+ * none once it graduated (what it held moved to the pool that replaced it, so a
+ * token's pools never count it twice).
+ */
 export function liquidityQuote(s: PoolState): number {
-  if (s.info?.pool_type === 'bonding_curve') return s.real_quote_reserve ?? 0;
+  if (s.info?.pool_type === 'bonding_curve') return s.info.replaced_by_pool_address !== null ? 0 : (s.real_quote_reserve ?? 0);
   return 2 * s.quote_reserve;
 }
 

@@ -19,7 +19,7 @@ export interface PoolTrade {
   priceQuote: number;
   /** priceQuote × the quote asset's USD price at `at`; null before any price is known. */
   priceUsd: number | null;
-  /** Spot price after the swap × total supply of the base token, in quote. */
+  /** The trade's price (priceQuote) × total supply of the base token, in quote. */
   marketCapQuote: number;
   marketCapUsd: number | null;
   /** Quote asset's USD price at `at`, or null. */

@@ -2,9 +2,9 @@ import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candl
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
-import { liquidityQuote } from '../../actors/pool/pool.logic.ts';
+import { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from '../../actors/pool/usd-price.ts';
 import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
-import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
+import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
 import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
@@ -18,7 +18,7 @@ import { storedWalletTrades } from '../../storage/wallet-index.ts';
 import { dedup, merge } from '../../storage/trade-codec.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, type TradeWindow } from './trades.ts';
 import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
-import { poolObject, snapshotOf, tokenName, tokenObject, totalsOf, tradeJson, tradeRecord } from './views.ts';
+import { poolObject, snapshotOf, tokenName, tokenObject, tokenTotals, totalsOf, tradedPools, tradeJson, tradeRecord } from './views.ts';
 
 export interface TradeListOptions {
   startTime?: number;
@@ -94,7 +94,7 @@ interface Hosts {
   quotePrices: ActorHost<QuotePriceState>;
 }
 
-/** A pool of a token with its rank (tokenPools): where the token is the base first, then the most liquid. */
+/** A pool of a token with its rank (tokenPools): where the token is the base first, then the most liquid in USD. */
 interface RankedPool {
   p: PoolState;
   base: number;
@@ -106,7 +106,11 @@ const byRank = (a: RankedPool, b: RankedPool) => b.base - a.base || b.value - a.
 export interface PoolRank {
   /** 1: the token is the pool's base; 0: its quote. */
   base: number;
-  /** Liquidity, in USD where the quote is priced, else in quote units. */
+  /**
+   * Liquidity in USD where the quote's USD price is known (a token quote at its own
+   * USD price); else −1 / (1 + liquidity in quote units), below every known value
+   * (actors/pool/usd-price.ts poolValue).
+   */
   value: number;
   pool_address: string;
 }
@@ -126,11 +130,30 @@ export class MarketQuery {
     private readonly wallets?: WalletTradeSources,
   ) {}
 
-  /** Latest USD price of a pool's quote asset (wSOL/USDC from quote_price), or null. */
-  private quoteUsd(quote: string): number | null {
-    if (!(quote in KNOWN_MINTS)) return null;
-    const state = this.hosts.quotePrices.get(quote);
-    return state ? (latestQuotePrice(state)?.price_usd ?? null) : null;
+  /** What valuing reads at the latest prices (actors/pool/usd-price.ts). */
+  private readonly latest: UsdReader = {
+    token: (address) => this.hosts.tokens.get(address) as TokenState | undefined,
+    pool: (address) => this.poolState(address),
+    mintUsd: (mint) => knownMintUsd(mint, this.hosts.quotePrices.get(mint) as QuotePriceState | undefined),
+  };
+
+  /**
+   * Latest USD price of a pool's quote asset, or null: wSOL, USDC, USDT from
+   * quote_price (USDC and USDT 1 until one), a token from its main pool
+   * (actors/pool/usd-price.ts).
+   */
+  quoteUsd(quote: string): number | null {
+    return quoteUsdOf(quote, this.latest);
+  }
+
+  /** The known mint a quote asset is valued through and its factor (usd-price.ts quoteUsdVia), as the pools stand now. */
+  quoteUsdVia(quote: string): [mint: string, factor: number] | null {
+    return quoteUsdVia(quote, this.latest);
+  }
+
+  /** A known mint's latest USD price (USDC and USDT 1 until a quote_price says otherwise), or null. */
+  mintUsd(mint: string): number | null {
+    return this.latest.mintUsd(mint);
   }
 
   private poolState(address: string): PoolState | undefined {
@@ -293,7 +316,26 @@ export class MarketQuery {
     const known = info.quote_address in KNOWN_MINTS;
     const quote = known ? (priced ? h.quotePrices.versionOf(info.quote_address) ?? 0 : 0) : h.tokens.versionOf(info.quote_address);
     if (base === undefined || quote === undefined) return null;
+    if (priced && !known) {
+      // A token quote's USD price moves with its pools and the known mints' prices (usd-price.ts).
+      const usd = this.tokenUsdVersion(info.quote_address);
+      return usd === null ? null : { seqs: `${pool}.${base}.${quote}.${usd}`, info };
+    }
     return { seqs: `${pool}.${base}.${quote}`, info };
+  }
+
+  /** What a token's USD price is read from, as a version: its pools' seqs and the known mints' price seqs; null when one is not in memory. */
+  private tokenUsdVersion(token: string): string | null {
+    const h = this.hosts;
+    let pools = 0;
+    for (const p of (h.tokens.get(token) as TokenState).pools) {
+      const v = h.pools.versionOf(p);
+      if (v === undefined) return null;
+      pools += v;
+    }
+    let mints = '';
+    for (const mint in KNOWN_MINTS) mints += `.${h.quotePrices.versionOf(mint) ?? 0}`;
+    return `${pools}${mints}`;
   }
 
   /** A pool's and its tokens' seqs for its trade records (a known quote's price is not read by them). */
@@ -370,10 +412,11 @@ export class MarketQuery {
   }
 
   /**
-   * The pools of a token: those where it is the base first, most liquid first (in USD
-   * where the quote is priced, else in quote units), then those where it is the quote
-   * (token-to-token pools: their liquidity is counted in another token). The first is
-   * the token's main pool.
+   * The pools of a token: those where it is the base first, most liquid in USD first
+   * (a pool quoted in a token valued at that token's USD price; a pool whose USD value
+   * is unknown after every pool whose value is known: actors/pool/usd-price.ts), then
+   * those where it is the quote (token-to-token pools: their liquidity is counted in
+   * another token). The first is the token's main pool.
    */
   tokenPools(token: string): PoolState[] {
     const t = this.hosts.tokens.get(token) as TokenState | undefined;
@@ -392,7 +435,7 @@ export class MarketQuery {
     // Each pool's rank computed once, not in every comparison (a USD price lookup each).
     const ranked: RankedPool[] = [];
     for (const p of states) {
-      ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: liquidityQuote(p) * (this.quoteUsd(p.info!.quote_address) ?? 1) });
+      ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: poolValue(p, this.latest) });
     }
     return ranked.sort(byRank);
   }
@@ -413,18 +456,24 @@ export class MarketQuery {
     return t !== undefined && !(t.fields.decimals === undefined && t.pools.length === 0);
   }
 
-  /** GET /tokens/{token}: the token object, its main pool (the most liquid), snapshot, totals. */
+  /**
+   * GET /tokens/{token}: the token object, its main pool (the most liquid in USD),
+   * its snapshot, and the token's totals: counts, volumes, ATH and launch across its
+   * pools, bonding curve included (views.ts tokenTotals, as search counts them); the
+   * per-pool fields (curve gain) are the main pool's.
+   */
   token(address: string) {
     if (!this.tokenExists(address)) return null;
     const t = this.hosts.tokens.get(address) as TokenState;
     const pools = this.tokenPools(address);
     const main = pools[0];
     const usd = main ? this.quoteUsd(main.info!.quote_address) : null;
+    const token = main ? tokenTotals(tradedPools(address, pools), main.info!.quote_address) : undefined;
     return {
       token: { ...tokenObject(t), migrated: t.migrated },
       pool: main ? poolObject(main) : null,
       snapshot: main ? snapshotOf(main, usd) : null,
-      totals: main ? totalsOf(main, t, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots }) : null,
+      totals: main ? totalsOf(main, t, usd, { pools, now: this.clock.now(), sniperSlots: this.sniperSlots, token }) : null,
     };
   }
 

@@ -17,8 +17,10 @@ import type { PoolRecord } from '../search/research-store.ts';
  * USD liquidity is liquidity_quote × the quote asset's USD price, computed when the
  * list is read, with the prices the caller passes: the first page uses the current
  * prices and its cursor carries them, so a SOL price tick between two pages does not
- * shift every position (the items still show current values). A pool whose quote has
- * no USD price (a token-quoted pool, or before the first quote_price) sorts as 0.
+ * shift every position (the items still show current values). A pool quoted in a
+ * token is valued at that token's USD price (its main pool's spot in a known mint, from
+ * its search record, × that mint's price), as its snapshot is. A pool whose quote has
+ * no USD price (a token without one, or before the first quote_price) sorts as 0.
  *
  * Cost: by base token, the token's pools (a handful); by creation time, a binary
  * search into the sorted array and a walk of about `limit` pools (more when a rare
@@ -28,7 +30,7 @@ import type { PoolRecord } from '../search/research-store.ts';
 
 export type PoolSort = 'created_at' | 'liquidity_usd' | 'volume_usd';
 
-/** USD price of a quote asset (wSOL, USDC), or null when unknown or not priced. */
+/** USD price of a quote asset (wSOL, USDC, USDT, or a token), or null when unknown. */
 export type PriceOf = (quote: string) => number | null;
 
 export interface PoolPosition {

@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { DistinctCounter } from '../../actors/pool/distinct.ts';
 import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
-import { latestQuotePrice, type QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
+import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import type { Clock } from '../clock.ts';
-import { KNOWN_MINTS, USDC, WSOL, type IngestEvent } from '../ingest/events.ts';
+import { KNOWN_MINTS, USDC, USDT, WSOL, type IngestEvent } from '../ingest/events.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
 import type { SearchPosition, SearchQuery, SearchWindow } from '../search/token-index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { MarketQuery } from './market-query.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
-import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrices } from './search-feed.ts';
+import { tokenTotals, tradedPools } from './views.ts';
+import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 
 /**
  * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,
@@ -27,8 +27,10 @@ import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, windowEpochs, type QuotePrice
  *
  * What touches what: a swap its pool and the pool's tokens (base, and quote when the
  * quote is a token); a pool event the same; a token event the token; a migration the
- * token and both pools; a wSOL/USDC price the tokens whose main pool depends on it
- * (multi_quote). The main pool is `MarketQuery.tokenPools(token)[0]`, the most liquid.
+ * token and both pools; a wSOL/USDC/USDT price the tokens whose main pool depends on
+ * it (multi_quote); whatever touches a token also touches the tokens with a pool
+ * quoted in it (their USD values go through its price). The main pool is
+ * `MarketQuery.tokenPools(token)[0]`, the most liquid in USD.
  */
 
 export interface ResearchFeedDeps {
@@ -76,6 +78,11 @@ export class ResearchFeed {
   private readonly unsavedPools = new Set<string>();
   private readonly unsavedTokens = new Set<string>();
   private readonly multiQuote = new Set<string>();
+  /**
+   * Token → the tokens with a pool quoted in it: their main pool and USD values follow
+   * its price (actors/pool/usd-price.ts), so whatever touches it touches them.
+   */
+  private readonly quotedIn = new Map<string, string[]>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: ResearchFeedDeps) {
@@ -89,11 +96,15 @@ export class ResearchFeed {
     const pools = [...this.store.pools()];
     this.pools.load(pools);
     for (const p of pools) this.linkPool(p.pool_address, p.base_address, p.quote_address);
-    for (const t of this.store.tokens()) {
-      this.tokens.put(t);
-      if (t.multi_quote) this.multiQuote.add(t.token_address);
+    const rebuild = this.store.needsRebuild();
+    // Token records of an older shape are not loaded: every token is rebuilt below.
+    if (!rebuild) {
+      for (const t of this.store.tokens()) {
+        this.tokens.put(t);
+        if (t.multi_quote) this.multiQuote.add(t.token_address);
+      }
     }
-    if (this.store.needsRebuild()) {
+    if (rebuild) {
       for (const pool of this.store.snapshotKeys('pool')) this.dirtyPools.add(pool);
       for (const token of this.store.snapshotKeys('token')) this.dirtyTokens.add(token);
       this.deps.log.warn({ pools: this.dirtyPools.size, tokens: this.dirtyTokens.size }, 'no research records yet: rebuilding them from the actors');
@@ -103,7 +114,12 @@ export class ResearchFeed {
   }
 
   private linkPool(pool: string, base: string, quote: string): void {
-    if (!this.poolTokens.has(pool)) this.poolTokens.set(pool, quote in KNOWN_MINTS ? [base] : [base, quote]);
+    if (this.poolTokens.has(pool)) return;
+    this.poolTokens.set(pool, quote in KNOWN_MINTS ? [base] : [base, quote]);
+    if (quote in KNOWN_MINTS) return;
+    const quoted = this.quotedIn.get(quote);
+    if (!quoted) this.quotedIn.set(quote, [base]);
+    else if (!quoted.includes(base)) quoted.push(base);
   }
 
   /** Marks what an applied event touched; see the file comment. Cheap: it runs on the ingest path. */
@@ -136,7 +152,13 @@ export class ResearchFeed {
   private touchPool(pool: string): void {
     this.dirtyPools.add(pool);
     const tokens = this.poolTokens.get(pool);
-    if (tokens) for (const token of tokens) this.dirtyTokens.add(token);
+    if (!tokens) return;
+    for (const token of tokens) {
+      this.dirtyTokens.add(token);
+      // One level: a token's USD price follows at most one token quote (TOKEN_QUOTE_HOPS).
+      const quoted = this.quotedIn.get(token);
+      if (quoted) for (const other of quoted) this.dirtyTokens.add(other);
+    }
   }
 
   /** Starts the refresh timer (after the start-up replay). */
@@ -263,12 +285,13 @@ export class ResearchFeed {
     if (!main) return null;
     const info = main.info!;
     const meta = metadataRecord(state);
-    let multiQuote = false;
+    let multiQuote = !(info.quote_address in KNOWN_MINTS);
     for (const p of pools) {
-      const quote = p.info!.quote_address;
-      if (p.info!.base_address === token && quote !== info.quote_address && (quote in KNOWN_MINTS || info.quote_address in KNOWN_MINTS)) multiQuote = true;
+      if (p.info!.base_address === token && p.info!.quote_address !== info.quote_address) multiQuote = true;
     }
-    const figures = tradedFigures(tradedPools(token, pools), info.quote_address, undefined, 0);
+    const totals = tokenTotals(tradedPools(token, pools), info.quote_address);
+    const via = market.quoteUsdVia(info.quote_address);
+    const own = market.quoteUsdVia(token);
     return {
       token_address: token,
       name: meta.name,
@@ -278,8 +301,12 @@ export class ResearchFeed {
       created_at: info.created_at,
       market_cap_quote: spotPrice(main) * (main.supply ?? 0),
       liquidity_quote: liquidityQuote(main),
-      volume_usd: figures.volumeUsd,
-      trader_count: figures.traders,
+      usd_mint: via === null ? '' : via[0],
+      usd_factor: via === null ? 0 : via[1],
+      own_usd_mint: own === null ? '' : own[0],
+      own_usd_factor: own === null ? 0 : own[1],
+      volume_usd: volumeUsd(totals.trade_count, totals.volume_usd),
+      trader_count: totals.trader_count,
       window_usd: [-1, -1, -1, -1],
       window_epoch: [NaN, NaN, NaN, NaN],
       multi_quote: multiQuote,
@@ -292,23 +319,40 @@ export class ResearchFeed {
     if (!main?.info) return null;
     const now = this.deps.clock.now();
     const windowUsd: TokenRecord['window_usd'] = [0, 0, 0, 0];
+    // Per window: trades, and whether one had a USD value (windowFigures' rule for null).
+    const trades = [0, 0, 0, 0];
+    const priced = [false, false, false, false];
     for (const p of tradedPools(record.token_address, this.deps.market.tokenPools(record.token_address))) {
       const windowed = p.windows.read(now);
       SEARCH_WINDOWS.forEach((w, k) => {
         const i = windowed.t.indexOf(w);
-        if (i >= 0) windowUsd[k] += windowed.v[i]![1] ?? 0;
+        if (i < 0) return;
+        const usd = windowed.v[i]![1];
+        if (usd !== null) {
+          windowUsd[k] += usd;
+          priced[k] = true;
+        }
+        trades[k] += windowed.tc[i]!;
       });
     }
+    for (let k = 0; k < 4; k++) if (trades[k]! > 0 && !priced[k]) windowUsd[k] = NaN;
     return { ...record, window_usd: windowUsd, window_epoch: windowEpochs(now) };
   }
 
-  /** Latest USD prices of wSOL and USDC. */
+  /** Latest USD prices of wSOL, USDC and USDT (the stablecoins 1 until a quote_price says otherwise). */
   currentPrices(): QuotePrices {
-    const price = (mint: string) => {
-      const state = this.deps.hosts.quotePrices.get(mint);
-      return state ? (latestQuotePrice(state)?.price_usd ?? null) : null;
-    };
-    return [price(WSOL), price(USDC)];
+    const { market } = this.deps;
+    return [market.mintUsd(WSOL), market.mintUsd(USDC), market.mintUsd(USDT)];
+  }
+
+  /**
+   * A token's USD price as a quote, at `prices`, from its record (own_usd_mint and
+   * own_usd_factor: what MarketQuery.quoteUsd gives for it, the snapshots' price); null
+   * when unknown.
+   */
+  private tokenUsd(token: string, prices: QuotePrices): number | null {
+    const r = this.tokens.get(token);
+    return r ? usdVia(prices, r.own_usd_mint, r.own_usd_factor) : null;
   }
 
   /** GET /v1/tokens/search: one page of SERVICE.md 2.2 items. */
@@ -329,20 +373,22 @@ export class ResearchFeed {
 
   /** GET /v1/pools: one page of pools with their snapshot. */
   listPools(req: PoolListRequest): ResearchPage<PoolItem, PoolPosition> {
-    this.refreshPools();
+    // Tokens too: a pool quoted in a token is keyed at that token's record's price.
+    this.refresh();
     const prices = req.prices ?? this.currentPrices();
-    const page = this.pools.list(req, (quote) => priceIn(prices, quote));
+    const page = this.pools.list(req, (quote) => priceIn(prices, quote) ?? this.tokenUsd(quote, prices));
     const { market } = this.deps;
     const items = page.pools.map((p) => market.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
 
   /**
-   * SERVICE.md 2.2, read now: price, market cap and liquidity of the token's main pool;
-   * volumes, counts, ATH and traders of every pool where it is the base (tradedPools),
-   * volumes and counts over `window`, else all time. Quote units are the main pool's:
-   * volume_quote and ath_market_cap_quote count the pools in its quote asset; the USD
-   * figures count them all.
+   * SERVICE.md 2.2, read now: price, market cap and liquidity of the token's main pool,
+   * in its quote asset and in USD through that same quote's USD price (null when it
+   * has none: never 0); volumes, counts, ATH and traders are the token's totals
+   * (views.ts tokenTotals, as GET /tokens/{token} has them), or over `window`. Quote
+   * units are the main pool's: volume_quote and ath_market_cap_quote count the pools
+   * in its quote asset; the USD figures count them all.
    */
   private searchItem(token: string, window: SearchWindow | undefined) {
     const { hosts, market } = this.deps;
@@ -353,7 +399,9 @@ export class ResearchFeed {
     const snapshot = main ? market.poolSnapshot(main.pool_address) : null;
     if (!state || !main || !snapshot) return null;
     const info = main.info!;
-    const figures = tradedFigures(tradedPools(token, pools), info.quote_address, window, this.deps.clock.now());
+    const traded = tradedPools(token, pools);
+    const totals = tokenTotals(traded, info.quote_address);
+    const figures = window === undefined ? null : windowFigures(traded, info.quote_address, window, this.deps.clock.now());
     const meta = metadataRecord(state);
     return {
       token_address: token,
@@ -361,19 +409,19 @@ export class ResearchFeed {
       symbol: meta.symbol,
       name: meta.name,
       image_url: meta.image_url,
-      // SERVICE.md 2.2 types these as numbers: a USD value not known yet (a quote
-      // without a USD price) is 0 here, as it sorts.
+      // SERVICE.md 2.2 types the USD fields as numbers; a USD value not known (a quote
+      // without a USD price) is null, never 0, and the item is left out of a sort by it.
       market_cap_quote: snapshot.market_cap_quote,
-      market_cap_usd: snapshot.market_cap_usd ?? 0,
-      ath_market_cap_quote: figures.athQuote,
-      ath_market_cap_usd: figures.athUsd,
+      market_cap_usd: snapshot.market_cap_usd,
+      ath_market_cap_quote: totals.ath_market_cap_quote,
+      ath_market_cap_usd: totals.ath_market_cap_usd,
       liquidity_quote: snapshot.liquidity_quote,
-      liquidity_usd: snapshot.liquidity_usd ?? 0,
-      volume_quote: figures.volumeQuote,
-      volume_usd: figures.volumeUsd,
-      trader_count: figures.traders,
-      buy_count: figures.buys,
-      sell_count: figures.sells,
+      liquidity_usd: snapshot.liquidity_usd,
+      volume_quote: figures ? figures.volumeQuote : totals.volume_quote,
+      volume_usd: figures ? figures.volumeUsd : volumeUsd(totals.trade_count, totals.volume_usd),
+      trader_count: totals.trader_count,
+      buy_count: figures ? figures.buys : totals.buy_count,
+      sell_count: figures ? figures.sells : totals.sell_count,
       socials: meta.socials,
       dex: info.dex,
       pool_type: info.pool_type,
@@ -384,45 +432,28 @@ export class ResearchFeed {
   }
 }
 
-/**
- * The pools whose trades count as the token's in search (volumes, counts, ATH,
- * traders): those where it is the base (a graduated token's curve and its AMM pools
- * alike), in `pools`' order; the main pool alone for a token that is only ever a quote.
- */
-function tradedPools(token: string, pools: readonly PoolState[]): PoolState[] {
-  const base = pools.filter((p) => p.info!.base_address === token);
-  return base.length > 0 ? base : pools.slice(0, 1);
-}
+/** A USD volume: 0 without trades, null when there were trades and none had a USD value. */
+const volumeUsd = (trades: number, usd: number | null) => (trades === 0 ? 0 : usd);
 
 /**
- * A token's search figures over its `traded` pools: volumes, buy and sell counts over
- * `window` (read at `now`), else all time; the highest market cap; distinct traders
- * (all time). Quote units are `quote`'s: only the pools in that quote asset count in
- * volumeQuote and athQuote; the USD figures count them all.
+ * A token's search figures over its `traded` pools and `window` (read at `now`):
+ * volumes, buy and sell counts. Quote units are `quote`'s: only the pools in that quote
+ * asset count in volumeQuote; the USD volume counts them all (null when the window had
+ * trades and none had a USD value).
  */
-function tradedFigures(traded: readonly PoolState[], quote: string, window: SearchWindow | undefined, now: number) {
-  const f = { volumeQuote: 0, volumeUsd: 0, buys: 0, sells: 0, athQuote: 0, athUsd: 0, traders: 0 };
+function windowFigures(traded: readonly PoolState[], quote: string, window: SearchWindow, now: number) {
+  const f = { volumeQuote: 0, volumeUsd: null as number | null, buys: 0, sells: 0 };
   for (const p of traded) {
-    const sameQuote = p.info!.quote_address === quote;
-    const t = p.totals;
-    if (sameQuote && t.ath_market_cap_quote > f.athQuote) f.athQuote = t.ath_market_cap_quote;
-    if ((t.ath_market_cap_usd ?? 0) > f.athUsd) f.athUsd = t.ath_market_cap_usd!;
-    if (window === undefined) {
-      if (sameQuote) f.volumeQuote += t.volume_quote;
-      f.volumeUsd += t.volume_usd ?? 0;
-      f.buys += t.buy_count;
-      f.sells += t.sell_count;
-      continue;
-    }
     const windowed = p.windows.read(now);
     const i = windowed.t.indexOf(window);
     if (i < 0) continue;
-    if (sameQuote) f.volumeQuote += windowed.v[i]![0] ?? 0;
-    f.volumeUsd += windowed.v[i]![1] ?? 0;
+    if (p.info!.quote_address === quote) f.volumeQuote += windowed.v[i]![0] ?? 0;
+    const usd = windowed.v[i]![1];
+    if (usd !== null) f.volumeUsd = (f.volumeUsd ?? 0) + usd;
     f.buys += windowed.bc[i]!;
     f.sells += windowed.sc[i]!;
   }
-  f.traders = DistinctCounter.unionCount(traded.map((p) => p.distinct.traders));
+  f.volumeUsd = volumeUsd(f.buys + f.sells, f.volumeUsd);
   return f;
 }
 

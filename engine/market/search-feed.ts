@@ -1,5 +1,5 @@
 import { WINDOW_RESOLUTION_MS } from '../../actors/pool/windows.ts';
-import { USDC, WSOL } from '../ingest/events.ts';
+import { USDC, USDT, WSOL } from '../ingest/events.ts';
 import type { TokenRecord } from '../search/research-store.ts';
 import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow, type TokenSearchDoc } from '../search/token-index.ts';
 
@@ -10,7 +10,9 @@ import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow,
  * Two kinds of sort key are not a function of the events, and are brought up to date
  * when a search needs them rather than on every change:
  *
- * - USD market cap and liquidity = the quote value × the quote asset's USD price. The
+ * - USD market cap and liquidity = the quote value × the quote asset's USD price (a
+ *   token quote's: its factor to a known mint, `usd_factor`, × that mint's price;
+ *   unknown, and out of the sort, without one). The
  *   index holds them at one price vector (`usdPrices`); a search by either re-keys
  *   every token when it asks for other prices. Pages after the first ask for the
  *   prices their cursor carries, so a price tick between two pages does not move
@@ -29,13 +31,19 @@ import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow,
 /** The windows of the search route, in the order of `TokenRecord.window_usd`. */
 export const SEARCH_WINDOWS = ['5m', '1h', '6h', '24h'] as const satisfies readonly SearchWindow[];
 
-/** USD prices of wSOL and USDC (null when unknown): the two quote assets priced in USD. */
-export type QuotePrices = [wsol: number | null, usdc: number | null];
+/** USD prices of wSOL, USDC and USDT (null when unknown): the quote assets priced in USD. */
+export type QuotePrices = [wsol: number | null, usdc: number | null, usdt: number | null];
 
 export const priceIn = (prices: QuotePrices, quote: string): number | null =>
-  quote === WSOL ? prices[0] : quote === USDC ? prices[1] : null;
+  quote === WSOL ? prices[0] : quote === USDC ? prices[1] : quote === USDT ? prices[2] : null;
 
-const samePrices = (a: QuotePrices, b: QuotePrices) => a[0] === b[0] && a[1] === b[1];
+/** A unit's USD value through a known mint (a record's usd_mint and usd_factor): factor × that mint's price; null without one. */
+export function usdVia(prices: QuotePrices, mint: string, factor: number): number | null {
+  const price = mint === '' ? null : priceIn(prices, mint);
+  return price === null ? null : factor * price;
+}
+
+const samePrices = (a: QuotePrices, b: QuotePrices) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 
 /** The bucket of `now` in each search window, as `TokenRecord.window_epoch` holds it. */
 export function windowEpochs(now: number): [number, number, number, number] {
@@ -47,11 +55,14 @@ export function windowEpochs(now: number): [number, number, number, number] {
   ];
 }
 
+/** A record's window volume as a sort key: -1 (not read yet) as 0, NaN (unknown) as null. */
+const windowKey = (usd: number): number | null => (usd !== usd ? null : Math.max(0, usd));
+
 export class TokenSearchFeed {
   private readonly index = new TokenSearchIndex();
   private readonly records = new Map<string, TokenRecord>();
   /** The prices the index's USD keys are computed with. */
-  private usdPrices: QuotePrices = [null, null];
+  private usdPrices: QuotePrices = [null, null, null];
   /**
    * Per window, the bucket every non-zero value of that window was read in, or NaN
    * when they may differ.
@@ -80,16 +91,18 @@ export class TokenSearchFeed {
   }
 
   private doc(r: TokenRecord): TokenSearchDoc {
-    const price = priceIn(this.usdPrices, r.quote_address);
+    // As snapshotOf values the main pool: quote units × the quote's USD price (null: out of USD sorts).
+    const usd = usdVia(this.usdPrices, r.usd_mint, r.usd_factor);
     return {
       token_address: r.token_address,
       name: r.name,
       symbol: r.symbol,
       created_at: r.created_at,
-      market_cap_usd: price === null ? 0 : r.market_cap_quote * price,
-      liquidity_usd: price === null ? 0 : r.liquidity_quote * price,
+      market_cap_usd: usd === null ? null : r.market_cap_quote * usd,
+      liquidity_usd: usd === null ? null : r.liquidity_quote * usd,
       // -1 (not read yet) keys as 0: a search by that window reads it first (syncWindow).
-      volume_usd_by_window: { all: r.volume_usd, '5m': Math.max(0, r.window_usd[0]), '1h': Math.max(0, r.window_usd[1]), '6h': Math.max(0, r.window_usd[2]), '24h': Math.max(0, r.window_usd[3]) },
+      // Unknown (NaN): out of a sort by that window, as the item shows null.
+      volume_usd_by_window: { all: r.volume_usd, '5m': windowKey(r.window_usd[0]), '1h': windowKey(r.window_usd[1]), '6h': windowKey(r.window_usd[2]), '24h': windowKey(r.window_usd[3]) },
       trader_count: r.trader_count,
     };
   }
@@ -97,7 +110,7 @@ export class TokenSearchFeed {
   /** Re-keys every token at `prices` unless the index already holds them. */
   syncUsd(prices: QuotePrices): void {
     if (samePrices(prices, this.usdPrices)) return;
-    this.usdPrices = [prices[0], prices[1]];
+    this.usdPrices = [prices[0], prices[1], prices[2]];
     for (const r of this.records.values()) this.index.upsert(this.doc(r));
   }
 

@@ -1,4 +1,5 @@
-import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
+import { DistinctCounter } from '../../actors/pool/distinct.ts';
+import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState, type PoolTotals } from '../../actors/pool/pool.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
 import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
 import type { StoredTrade } from '../../storage/trades.repo.ts';
@@ -60,6 +61,80 @@ export function heldByPool(p: PoolState, supply: number): number {
 const clamp = (n: number, max: number) => Math.min(max, Math.max(0, n));
 
 /**
+ * The pools whose trades are a token's (its totals on GET /tokens/{token} and in
+ * search): those where it is the base, a graduated token's curve and its AMM pools
+ * alike, in `pools`' order; the first of `pools` alone (its main pool) for a token
+ * that is only ever a quote.
+ */
+export function tradedPools(token: string, pools: readonly PoolState[]): PoolState[] {
+  const base = pools.filter((p) => p.info!.base_address === token);
+  return base.length > 0 ? base : pools.slice(0, 1);
+}
+
+/** What a token's totals count over its traded pools (tokenTotals). */
+export interface TokenTotals extends PoolTotals {
+  trader_count: number;
+  buyer_count: number;
+  seller_count: number;
+}
+
+/** Is trade position a ([at, slot, tx, event]) before b, by chain order? */
+const before = (a: PoolTotals['first_key'], b: PoolTotals['first_key']) =>
+  a !== null && (b === null || (a[1] - b[1] || a[2] - b[2] || a[3] - b[3]) < 0);
+
+/**
+ * A token's all-time totals across its `traded` pools (tradedPools), the one
+ * definition GET /tokens/{token} and search share: counts and USD volumes summed over
+ * every pool; quote volumes, the quote ATH and the quote launch price over the pools in
+ * `quote` (the main pool's quote asset) only, so they stay in one unit; the USD ATH
+ * the highest of all; the launch (first_trade_at, launch_price_usd) the first trade
+ * by chain position of all; distinct wallets the union (approximate past 512).
+ * A USD volume is null while no counted trade had a USD value.
+ */
+export function tokenTotals(traded: readonly PoolState[], quote: string): TokenTotals {
+  if (traded.length === 1) {
+    const p = traded[0]!;
+    return { ...p.totals, trader_count: p.distinct.traders.count, buyer_count: p.distinct.buyers.count, seller_count: p.distinct.sellers.count };
+  }
+  const out: TokenTotals = {
+    volume_quote: 0, buy_volume_quote: 0, sell_volume_quote: 0, volume_usd: null, buy_volume_usd: null, sell_volume_usd: null,
+    trade_count: 0, buy_count: 0, sell_count: 0, ath_market_cap_quote: 0, ath_market_cap_usd: null,
+    first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
+    trader_count: 0, buyer_count: 0, seller_count: 0,
+  };
+  const add = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
+  let quoteLaunch: PoolTotals['first_key'] = null;
+  for (const p of traded) {
+    const t = p.totals;
+    out.trade_count += t.trade_count;
+    out.buy_count += t.buy_count;
+    out.sell_count += t.sell_count;
+    out.volume_usd = add(out.volume_usd, t.volume_usd);
+    out.buy_volume_usd = add(out.buy_volume_usd, t.buy_volume_usd);
+    out.sell_volume_usd = add(out.sell_volume_usd, t.sell_volume_usd);
+    if (t.ath_market_cap_usd !== null && t.ath_market_cap_usd > (out.ath_market_cap_usd ?? -Infinity)) out.ath_market_cap_usd = t.ath_market_cap_usd;
+    if (before(t.first_key, out.first_key)) {
+      out.first_key = t.first_key;
+      out.first_trade_at = t.first_trade_at;
+      out.launch_price_usd = t.launch_price_usd;
+    }
+    if (p.info!.quote_address !== quote) continue;
+    out.volume_quote += t.volume_quote;
+    out.buy_volume_quote += t.buy_volume_quote;
+    out.sell_volume_quote += t.sell_volume_quote;
+    if (t.ath_market_cap_quote > out.ath_market_cap_quote) out.ath_market_cap_quote = t.ath_market_cap_quote;
+    if (before(t.first_key, quoteLaunch)) {
+      quoteLaunch = t.first_key;
+      out.launch_price_quote = t.launch_price_quote;
+    }
+  }
+  out.trader_count = DistinctCounter.unionCount(traded.map((p) => p.distinct.traders));
+  out.buyer_count = DistinctCounter.unionCount(traded.map((p) => p.distinct.buyers));
+  out.seller_count = DistinctCounter.unionCount(traded.map((p) => p.distinct.sellers));
+  return out;
+}
+
+/**
  * SERVICE.md 2.4: every field the engine derives from the events it has; null where
  * it has nothing yet. Distinct counts are exact up to 512 wallets, then HyperLogLog estimates (actors/pool/distinct.ts).
  *
@@ -86,6 +161,11 @@ export interface TotalsOptions {
   now?: number | null;
   /** The sniper window in slots (config `market.sniperSlots`). */
   sniperSlots?: number;
+  /**
+   * The token's totals (tokenTotals) for the all-time counts, volumes, ATH and launch
+   * (GET /tokens/{token}); default: this pool's own.
+   */
+  token?: TokenTotals;
 }
 
 /** The change from the launch price, in percent (null without a price or a launch price). */
@@ -102,8 +182,8 @@ function holdsPool(pools: readonly PoolState[], address: string): boolean {
 
 // No closure per call (tsx gives each one made a defineProperty for its name).
 export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: number | null, options: TotalsOptions = {}) {
-  const { pools = [s], now = null, sniperSlots = DEFAULT_SNIPER_SLOTS } = options;
-  const t = s.totals;
+  const { pools = [s], now = null, sniperSlots = DEFAULT_SNIPER_SLOTS, token } = options;
+  const t = token ?? s.totals;
   const price = spotPrice(s);
   const f = base?.fields ?? {};
   const supply = supplyOf(base);
@@ -133,9 +213,9 @@ export function totalsOf(s: PoolState, base: TokenState | undefined, quoteUsd: n
     trade_count: t.trade_count,
     buy_count: t.buy_count,
     sell_count: t.sell_count,
-    trader_count: s.distinct.traders.count,
-    buyer_count: s.distinct.buyers.count,
-    seller_count: s.distinct.sellers.count,
+    trader_count: token ? token.trader_count : s.distinct.traders.count,
+    buyer_count: token ? token.buyer_count : s.distinct.buyers.count,
+    seller_count: token ? token.seller_count : s.distinct.sellers.count,
     volume_usd: t.volume_usd,
     buy_volume_usd: t.buy_volume_usd,
     sell_volume_usd: t.sell_volume_usd,

@@ -45,26 +45,47 @@ export interface TokenRecord {
   created_at: number;
   market_cap_quote: number;
   liquidity_quote: number;
-  /** All-time volume in USD of the pools where the token is the base (0 when unknown). */
-  volume_usd: number;
+  /**
+   * How the main pool's quote units convert to USD (actors/pool/usd-price.ts
+   * quoteUsdVia): the known mint whose price applies ('' when none: unknown) and the
+   * mint units one quote unit is worth (1 for a known-mint quote; the quote token's
+   * main pool spot price for a token quote). USD values are this × the mint's price
+   * at query time.
+   */
+  usd_mint: string;
+  usd_factor: number;
+  /**
+   * The token's own USD price the same way, as a quote of other pools (quoteUsdVia of
+   * the token: its main pool's spot price in a known mint): GET /v1/pools values a pool
+   * quoted in this token with it. '' and 0 when it has none.
+   */
+  own_usd_mint: string;
+  own_usd_factor: number;
+  /**
+   * All-time volume in USD of the pools where the token is the base; null when it
+   * traded and none of its trades had a USD value.
+   */
+  volume_usd: number | null;
   /** Distinct traders over those pools. */
   trader_count: number;
   /**
-   * Their USD volume over 5m, 1h, 6h, 24h, and the window bucket each was read in; -1
-   * and NaN until a search by that window reads them.
+   * Their USD volume over 5m, 1h, 6h, 24h (NaN when the window had trades and none had
+   * a USD value), and the window bucket each was read in; -1 and NaN until a search by
+   * that window reads them.
    */
   window_usd: [number, number, number, number];
   window_epoch: [number, number, number, number];
   /**
-   * The token has base pools in two or more quote assets, one priced in USD: which
-   * pool is the most liquid then depends on the quote prices, so a price change
-   * refreshes it.
+   * The token has base pools in two or more quote assets, or its main pool is quoted
+   * in a token: which pool is the most liquid in USD, or which pool values its quote,
+   * then depends on the quote prices, so a price change refreshes it.
    */
   multi_quote: boolean;
 }
 
 const VERSION_KEY = 'version';
-const VERSION = 1;
+/** 2: token records carry usd_mint, usd_factor, own_usd_mint, own_usd_factor, and a null volume_usd. */
+const VERSION = 2;
 
 /**
  * A record of each shape, with the key order `research-feed.ts` builds them in. Their
@@ -78,7 +99,7 @@ const VERSION = 1;
 export const POOL_SHAPE: PoolRecord = { pool_address: '', base_address: '', quote_address: '', created_at: 0, liquidity_quote: 0, volume_usd: 0 };
 export const TOKEN_SHAPE: TokenRecord = {
   token_address: '', name: null, symbol: null, pool_address: '', quote_address: '', created_at: 0, market_cap_quote: 0,
-  liquidity_quote: 0, volume_usd: 0, trader_count: 0, window_usd: [-1, -1, -1, -1], window_epoch: [NaN, NaN, NaN, NaN], multi_quote: false,
+  liquidity_quote: 0, usd_mint: '', usd_factor: 0, own_usd_mint: '', own_usd_factor: 0, volume_usd: 0, trader_count: 0, window_usd: [-1, -1, -1, -1], window_epoch: [NaN, NaN, NaN, NaN], multi_quote: false,
 };
 
 /** The `research` database: load at start, write changed records at a checkpoint. */
@@ -109,8 +130,9 @@ export class ResearchStore {
   }
 
   /**
-   * True when this data directory has actor snapshots but no research records: made
-   * before they existed. The caller then rebuilds from the actors it lists.
+   * True when this data directory has actor snapshots but no research records of this
+   * VERSION: made before they existed, or before their current shape. The caller then
+   * rebuilds from the actors it lists.
    */
   needsRebuild(): boolean {
     if (this.db.get(VERSION_KEY) === VERSION) return false;

@@ -38,16 +38,21 @@ export type SearchSort = 'relevance' | 'market_cap_usd' | 'volume_usd' | 'liquid
 export type SearchOrder = 'asc' | 'desc';
 export type SearchWindow = '5m' | '1h' | '6h' | '24h';
 
-/** What a token actor reports. Every number must be finite. */
+/**
+ * What a token actor reports. Every number must be finite; the USD market cap,
+ * liquidity and volumes may be null (unknown: no USD price for the quote):
+ * the token is then left out of a sort by that key (it matches no USD sort it has
+ * no value for, rather than sorting as 0).
+ */
 export interface TokenSearchDoc {
   token_address: string;
   name: string | null;
   symbol: string | null;
   /** Pool creation time, Unix ms. */
   created_at: number;
-  market_cap_usd: number;
-  volume_usd_by_window: { all: number; '5m': number; '1h': number; '6h': number; '24h': number };
-  liquidity_usd: number;
+  market_cap_usd: number | null;
+  volume_usd_by_window: { all: number | null; '5m': number | null; '1h': number | null; '6h': number | null; '24h': number | null };
+  liquidity_usd: number | null;
   trader_count: number;
 }
 
@@ -99,7 +104,7 @@ const SMART_CHARS_MIN = 2;
 /** Symbol hits count twice as much as name hits in smart mode. */
 const SYMBOL_BOOST = 2;
 
-/** Sort keys of one token, updated in place by numeric upserts. @internal */
+/** Sort keys of one token, updated in place by numeric upserts; NaN for an unknown USD value. @internal */
 interface Numbers {
   created_at: number;
   market_cap_usd: number;
@@ -149,9 +154,10 @@ function assertFinite(doc: TokenSearchDoc): void {
   const v = doc.volume_usd_by_window;
   // Written out: this runs on every trade, and an array of the values would be garbage.
   const finite =
-    Number.isFinite(doc.created_at) && Number.isFinite(doc.market_cap_usd) && Number.isFinite(doc.liquidity_usd) &&
-    Number.isFinite(doc.trader_count) && Number.isFinite(v.all) && Number.isFinite(v['5m']) &&
-    Number.isFinite(v['1h']) && Number.isFinite(v['6h']) && Number.isFinite(v['24h']);
+    Number.isFinite(doc.created_at) && (doc.market_cap_usd === null || Number.isFinite(doc.market_cap_usd)) &&
+    (doc.liquidity_usd === null || Number.isFinite(doc.liquidity_usd)) &&
+    Number.isFinite(doc.trader_count) && (v.all === null || Number.isFinite(v.all)) && (v['5m'] === null || Number.isFinite(v['5m'])) &&
+    (v['1h'] === null || Number.isFinite(v['1h'])) && (v['6h'] === null || Number.isFinite(v['6h'])) && (v['24h'] === null || Number.isFinite(v['24h']));
   if (!finite) throw new TypeError(`token ${doc.token_address}: search sort keys must be finite numbers`);
 }
 
@@ -258,26 +264,26 @@ export class TokenSearchIndex {
     if (current === undefined) {
       this.numbers.set(id, {
         created_at: doc.created_at,
-        market_cap_usd: doc.market_cap_usd,
-        volume_all: v.all,
-        volume_5m: v['5m'],
-        volume_1h: v['1h'],
-        volume_6h: v['6h'],
-        volume_24h: v['24h'],
-        liquidity_usd: doc.liquidity_usd,
+        market_cap_usd: doc.market_cap_usd ?? NaN,
+        volume_all: v.all ?? NaN,
+        volume_5m: v['5m'] ?? NaN,
+        volume_1h: v['1h'] ?? NaN,
+        volume_6h: v['6h'] ?? NaN,
+        volume_24h: v['24h'] ?? NaN,
+        liquidity_usd: doc.liquidity_usd ?? NaN,
         trader_count: doc.trader_count,
       });
       this.indexText(id, doc.name, doc.symbol);
       return;
     }
     current.created_at = doc.created_at;
-    current.market_cap_usd = doc.market_cap_usd;
-    current.volume_all = v.all;
-    current.volume_5m = v['5m'];
-    current.volume_1h = v['1h'];
-    current.volume_6h = v['6h'];
-    current.volume_24h = v['24h'];
-    current.liquidity_usd = doc.liquidity_usd;
+    current.market_cap_usd = doc.market_cap_usd ?? NaN;
+    current.volume_all = v.all ?? NaN;
+    current.volume_5m = v['5m'] ?? NaN;
+    current.volume_1h = v['1h'] ?? NaN;
+    current.volume_6h = v['6h'] ?? NaN;
+    current.volume_24h = v['24h'] ?? NaN;
+    current.liquidity_usd = doc.liquidity_usd ?? NaN;
     current.trader_count = doc.trader_count;
     const text = this.texts.get(id)!;
     if (text.name !== doc.name || text.symbol !== doc.symbol) {
@@ -310,6 +316,8 @@ export class TokenSearchIndex {
     const top = new TopK(query.limit + 1, query.order === 'asc' ? 1 : -1);
     const after = query.after;
     const visit = (id: string, key: number): void => {
+      // An unknown USD value (NaN) is in no USD sort: neither first nor last.
+      if (key !== key) return;
       if (after !== undefined && top.compare(key, id, after.key, after.token_address) <= 0) return;
       top.offer(key, id);
     };

@@ -59,21 +59,24 @@ describe('pool and token routes', () => {
     expect(d.snapshot.price_quote).toBeCloseTo(30.7 / 1_048_000_000, 18);
     expect(d.snapshot.market_cap_quote).toBeCloseTo(29.29389, 4);
     expect(d.snapshot.market_cap_usd).toBeCloseTo(29.29389 * 150, 2);
-    expect(d.snapshot.liquidity_quote).toBeCloseTo(0.7, 12); // real quote reserve on a curve
+    // A graduated curve holds nothing: its 0.7 SOL moved to the AMM pool (issue 20, item 5).
+    expect(d.snapshot.liquidity_quote).toBe(0);
+    expect(d.snapshot.liquidity_usd).toBe(0);
     expect(d.snapshot.bonding_curve_progress_pct).toBe(0); // 0 after migration
     expect(d.totals).toMatchObject({ trade_count: 2, buy_count: 1, sell_count: 1, first_trade_at: T0 + 1_000, total_supply: 1e9 });
     expect(d.totals.volume_quote).toBeCloseTo(1.3, 12);
     expect(d.totals.buy_volume_usd).toBeCloseTo(150, 9);
     expect(d.totals.launch_price_quote).toBeCloseTo(1 / 35_000_000, 18); // 1 SOL / 35M tokens
-    // ATH market cap: after the buy, 31 / 1,038,000,000 × 1e9 = 29.86513 SOL.
-    expect(d.totals.ath_market_cap_quote).toBeCloseTo(29.86513, 4);
+    // ATH market cap: a trade's price × supply (DECISIONS.md): the sale's 0.3 SOL / 10M tokens × 1e9 = 30 SOL
+    // (the buy's 1 SOL / 35M tokens: 28.57 SOL).
+    expect(d.totals.ath_market_cap_quote).toBeCloseTo(30, 9);
     // The rest of SERVICE.md 2.4, by hand: a buy of 1 SOL and a sale of 0.3 SOL at 150 USD, one wallet.
     expect(d.totals).toMatchObject({ trader_count: 1, buyer_count: 1, seller_count: 1 });
     expect(d.totals.buy_volume_quote).toBeCloseTo(1, 12);
     expect(d.totals.sell_volume_quote).toBeCloseTo(0.3, 12);
     expect(d.totals.volume_usd).toBeCloseTo(195, 9);
     expect(d.totals.sell_volume_usd).toBeCloseTo(45, 9);
-    expect(d.totals.ath_market_cap_usd).toBeCloseTo(29.86513 * 150, 2);
+    expect(d.totals.ath_market_cap_usd).toBeCloseTo(30 * 150, 6);
     expect(d.totals.launch_price_usd).toBeCloseTo(150 / 35_000_000, 15);
     // Since launch: the spot 30.7 / 1,048,000,000 against 1 / 35,000,000, +2.5286 %, alike in USD (one SOL price).
     expect(d.totals.price_change_pct_quote).toBeCloseTo(2.52863, 4);
@@ -86,10 +89,17 @@ describe('pool and token routes', () => {
     // BBB's token event: mint authority null (revoked), a freeze authority (kept), LP 100 % burned, a paid profile.
     const { body } = await get(`/v1/pools/${PAIR}`);
     expect(body.data.totals).toMatchObject({ mint_revoked: true, freeze_revoked: false, lp_burned_pct: 100, dex_paid: true });
-    // One buy of 100 BBB for 400 AAA: volumes in AAA, the quote; AAA has no USD price here.
-    expect(body.data.totals).toMatchObject({ trade_count: 1, buy_count: 1, sell_count: 0, sell_volume_quote: 0, volume_usd: null, launch_price_usd: null, price_change_pct_usd: null });
+    // One buy of 100 BBB for 400 AAA: volumes in AAA, the quote; in USD at AAA's price at the trade
+    // (DECISIONS.md): its main pool then, the curve, 30.7 SOL / 1,048,000,000 tokens at 150 USD.
+    expect(body.data.totals).toMatchObject({ trade_count: 1, buy_count: 1, sell_count: 0, sell_volume_quote: 0 });
     expect(body.data.totals.volume_quote).toBeCloseTo(400, 9);
     expect(body.data.totals.launch_price_quote).toBeCloseTo(4, 12);
+    const aaaUsdThen = (30.7 / 1_048_000_000) * 150;
+    expect(body.data.totals.volume_usd).toBeCloseTo(400 * aaaUsdThen, 15);
+    expect(body.data.totals.launch_price_usd).toBeCloseTo(4 * aaaUsdThen, 15);
+    // Now: 4 AAA per BBB, AAA at its main pool's (the AMM's) 20 SOL / 200,000,000 tokens.
+    const aaaUsdNow = (20 / 200_000_000) * 150;
+    expect(body.data.totals.price_change_pct_usd).toBeCloseTo(100 * (aaaUsdNow / aaaUsdThen - 1), 6);
   });
 
   it('names where an AMM pool migrated from, and the token reports migrated', async () => {
@@ -99,7 +109,7 @@ describe('pool and token routes', () => {
     expect(pool.snapshot.bonding_curve_progress_pct).toBe(0);
     const token = (await get(`/v1/tokens/${MINT}`)).body.data;
     expect(token.token).toMatchObject({ token_address: MINT, symbol: 'AAA', name: 'Alpha', decimals: 6, migrated: true });
-    expect(token.pool.pool_address).toBe(AMM); // the most liquid: 40 SOL against the curve's 0.7
+    expect(token.pool.pool_address).toBe(AMM); // the most liquid: 40 SOL against the graduated curve's nothing
     const pools = (await get(`/v1/tokens/${MINT}/pools`)).body.data.map((p: any) => p.pool_address);
     expect(pools).toEqual([AMM, CURVE, PAIR]); // base-side pools by liquidity, then the pair where AAA is the quote
   });
@@ -150,8 +160,13 @@ describe('pool and token routes', () => {
     expect(asBase).toMatchObject({ type: 'buy', token_address: MINT2, quote_address: MINT, token_amount: 100, quote_amount: 400, price_quote: 4 });
     const asQuote = (await get(`/v1/pools/${PAIR}/trades?token=${MINT}`)).body.data[0];
     expect(asQuote).toMatchObject({ type: 'sell', token_address: MINT, quote_address: MINT2, token_amount: 400, quote_amount: 100, price_quote: 0.25 });
-    // AAA (the quote here) has no USD price in a token-quoted pool; its market cap in BBB: 0.25 × 1e9.
-    expect(asQuote).toMatchObject({ price_usd: null, amount_usd: null, market_cap_quote: 2.5e8, market_cap_usd: null });
+    // AAA (the quote here) at its USD price at the trade, from its main pool then (the curve: 30.7 SOL /
+    // 1,048,000,000 tokens at 150 USD); its market cap in BBB: 0.25 × 1e9.
+    const aaaUsdThen = (30.7 / 1_048_000_000) * 150;
+    expect(asQuote).toMatchObject({ market_cap_quote: 2.5e8 });
+    expect(asQuote.price_usd).toBeCloseTo(aaaUsdThen, 18);
+    expect(asQuote.amount_usd).toBeCloseTo(400 * aaaUsdThen, 15);
+    expect(asQuote.market_cap_usd).toBeCloseTo(1e9 * aaaUsdThen, 6);
     // From wSOL's side of a SOL pool: its USD price is the SOL price; its supply is not tracked.
     const asSol = (await get(`/v1/pools/${AMM}/trades?token=${WSOL}`)).body.data[0];
     expect(asSol).toMatchObject({ type: 'sell', token_address: WSOL, quote_address: MINT, token_amount: 0.1, quote_amount: 1_000_000, price_usd: 150, market_cap_quote: 0, market_cap_usd: null });

@@ -81,8 +81,11 @@ describe('GET /v1/pools', () => {
     expect(p1.volume_quote).toBeCloseTo(2, 9);
     expect(p1.volume_usd).toBeCloseTo(200, 6);
     const p4 = body.data[1];
-    expect(p4.snapshot.liquidity_usd).toBeNull(); // quoted in a token: no USD price
-    expect(p4.volume_usd).toBeNull();
+    // Quoted in X: valued at X's USD price, its main pool's (P2: 3,000 USD of liquidity against P1's 2,000),
+    // 1,500 USDC / 100,000,000 X. Liquidity 2 × 3,000 X; volume 3 X.
+    const xUsd = 1_500 / 100_000_000;
+    expect(p4.snapshot.liquidity_usd).toBeCloseTo(6_000 * xUsd, 12);
+    expect(p4.volume_usd).toBeCloseTo(3 * xUsd, 12);
     expect(body.data[2].snapshot.liquidity_quote).toBeCloseTo(5, 9); // the curve's real quote reserve
   });
 

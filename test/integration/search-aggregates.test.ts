@@ -6,9 +6,11 @@ import { base58, rng, WSOL } from '../helpers/fixtures.ts';
  * A search item's volumes, counts, ATH and traders are the token's, over every pool
  * where it is the base: a graduated token keeps what it traded on its curve. Price,
  * market cap and liquidity are its main pool's. SOL at $100, supply 1e9 of each token.
+ * Every swap moves 1,000,000 tokens: a trade's market cap (its price × supply) is
+ * 1,000 × its SOL amount; the spot market cap (mcap) follows the reserves.
  *
  *   G: curve   min 5: W1 buy 10 SOL (mcap 30 SOL), min 10: W2 buy 5 SOL (mcap 60 SOL)
- *      migrates at min 20 to its AMM pool (liquidity 2 × 8 SOL, the curve's 5 SOL: the main pool)
+ *      migrates at min 20 to its AMM pool (liquidity 2 × 8 SOL, the curve's nothing: the main pool)
  *      AMM     min 30: W1 sell 2 SOL, min 50: W3 buy 1 SOL (mcap 40 SOL)
  *   S: one AMM pool, min 57: W4 buy 12 SOL (mcap 10 SOL)
  *
@@ -66,9 +68,10 @@ describe('search items of a token with several pools', () => {
     expect(item).toMatchObject({ token_address: G, pool_address: G_AMM, pool_type: 'amm', migrated: true, buy_count: 3, sell_count: 1, trader_count: 3 });
     expect(item!.volume_quote).toBeCloseTo(18, 9);
     expect(item!.volume_usd).toBeCloseTo(1_800, 6);
-    // The ATH is the curve's (60 SOL); price, market cap and liquidity are the AMM pool's.
-    expect(item!.ath_market_cap_quote).toBeCloseTo(60, 9);
-    expect(item!.ath_market_cap_usd).toBeCloseTo(6_000, 6);
+    // The ATH is the curve's first buy (10 SOL for 1,000,000 tokens × 1e9 supply); price, market cap and
+    // liquidity are the AMM pool's.
+    expect(item!.ath_market_cap_quote).toBeCloseTo(10_000, 6);
+    expect(item!.ath_market_cap_usd).toBeCloseTo(1_000_000, 4);
     expect(item!.market_cap_quote).toBeCloseTo(40, 9);
     expect(item!.liquidity_quote).toBeCloseTo(16, 9);
   });

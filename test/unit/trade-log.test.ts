@@ -317,7 +317,8 @@ describe('applySwap', () => {
       base_amount_raw: '2000000', quote_amount_raw: '500000000', base_reserve_raw: '1000000000', quote_reserve_raw: '30000000000',
       real_base_reserve_raw: '720000000000000', real_quote_reserve_raw: '1000000000',
     }, { baseDecimals: 6, quoteDecimals: 9, supply: 1_000, quoteUsd: 150 });
-    expect(stored).toEqual([5_000, 7, 2, 1, 0, WALLET, 2, 0.5, 0.25, 150, 30, TX]);
+    // Market cap: the trade's price (0.5 / 2) × supply 1,000 (DECISIONS.md), not the spot's 30.
+    expect(stored).toEqual([5_000, 7, 2, 1, 0, WALLET, 2, 0.5, 0.25, 150, 0.25 * 1_000, TX]);
     expect(state.unsaved.decode(0)).toEqual(stored);
     expect(state.real_base_reserve).toBe(720_000_000);
     expect(curveProgress(state)).toBeCloseTo(10, 9);

@@ -43,11 +43,14 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   TokenSearchItem: obj(
     {
-      token_address: ref('Address'), pool_address: { ...ref('Address'), description: 'Main pool: the most liquid pool where the token is the base.' },
+      token_address: ref('Address'), pool_address: { ...ref('Address'), description: 'Main pool: the most liquid pool in USD where the token is the base.' },
       symbol: strQ(), name: strQ(), image_url: strQ(),
-      market_cap_quote: num(), market_cap_usd: num('0 while the quote asset has no USD price.'),
-      ath_market_cap_quote: num('Highest over the token\'s pools in the main pool\'s quote asset.'), ath_market_cap_usd: num('Highest over all the token\'s pools.'), liquidity_quote: num(), liquidity_usd: num(),
-      volume_quote: num('Over `window`, or all time without one; the token\'s pools in the main pool\'s quote asset.'), volume_usd: num('Over the same period, all the token\'s pools, each trade at its own USD price.'),
+      market_cap_quote: num('The main pool\'s spot price × total supply, in its quote asset.'),
+      market_cap_usd: numQ('market_cap_quote × the main pool\'s quote asset\'s USD price; null (never 0) while it has none, and the item is then in no sort by it.'),
+      ath_market_cap_quote: num('Highest over the token\'s pools in the main pool\'s quote asset.'), ath_market_cap_usd: numQ('Highest over all the token\'s pools; null while no trade had a USD value.'),
+      liquidity_quote: num(), liquidity_usd: numQ('As market_cap_usd: null while the main pool\'s quote has no USD price, and then in no sort by it.'),
+      volume_quote: num('Over `window`, or all time without one; the token\'s pools in the main pool\'s quote asset.'),
+      volume_usd: numQ('Over the same period, all the token\'s pools, each trade at its own USD price; null when the period had trades and none had a USD value (in no sort by it then).'),
       trader_count: int('Distinct wallets over the token\'s pools, all time (exact while each pool holds up to 512, then HyperLogLog, ~2 %).'),
       buy_count: int('Over the same period as volume.'), sell_count: int('Over the same period as volume.'),
       socials: { type: 'object', additionalProperties: { type: 'string' } },
@@ -58,7 +61,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   Snapshot: obj(
     { price_quote: num(), price_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(), liquidity_quote: num(), liquidity_usd: numQ(), bonding_curve_progress_pct: num('0-100; 0 after migration.') },
-    'SERVICE.md 2.3; USD values use the quote asset\'s latest price, null without one.',
+    'SERVICE.md 2.3; the spot price after the latest trade. USD values use the quote asset\'s latest USD price (wSOL, USDC, USDT from quote_price, USDC and USDT 1 until one; a token quote at its own USD price, its main pool\'s), null without one. A bonding curve holds no liquidity once graduated.',
   ),
   Totals: {
     type: 'object',
@@ -117,7 +120,8 @@ export const SCHEMAS: Record<string, Schema> = {
       token_amount: num(), quote_amount: num(), price_quote: num(), price_usd: numQ(), amount_usd: numQ(), market_cap_quote: num(), market_cap_usd: numQ(),
       labels: arr({ type: 'string' }), created_at: int(),
     },
-    'SERVICE.md 2.8, from the requested token\'s side. From the side of a pool\'s quote (a token-to-token pool, or token= the quote): buy and sell and the amounts swapped, the price inverted, price_usd the quote\'s USD price at the trade (wSOL, USDC; null for a token quote), market_cap_usd that times the quote token\'s supply (null while either is unknown), market_cap_quote 0 while that supply is unknown.',
+    'SERVICE.md 2.8, from the requested token\'s side. From the side of a pool\'s quote (a token-to-token pool, or token= the quote): buy and sell and the amounts swapped, the price inverted, price_usd the quote\'s USD price at the trade, market_cap_usd that times the quote token\'s supply (null while either is unknown), market_cap_quote 0 while that supply is unknown. ' +
+      'market_cap_quote is the trade\'s own price × total supply (DECISIONS.md), so market-cap candles are the price candles × supply. USD values use the quote\'s USD price at the trade: wSOL, USDC, USDT from quote_price (USDC and USDT 1 until one); a quote token\'s from its main pool (the token\'s most liquid pool in USD where it is the base, its price × that pool\'s quote\'s USD price) as it stands at the trade; null when none is known.',
   ),
   Candle: obj({ start_at: int(), open: numQ(), high: numQ(), low: numQ(), close: numQ(), volume: numQ('In the requested currency.') }, 'SERVICE.md 2.9.'),
   PoolOverview: obj({
@@ -176,14 +180,23 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
       'A q that is the mint address of a known token returns that token, whatever match says. q absent or blank lists every token.',
       'sort: relevance (default), market_cap_usd, volume_usd, liquidity_usd, trader_count, created_at (main pool creation). order defaults to desc for every sort (best match, largest, newest first); ties go by token_address ascending.',
       'window (5m, 1h, 6h, 24h) is the period of volume_quote, volume_usd, buy_count, sell_count and of sort=volume_usd; absent, all time. trader_count is all time.',
-      'Only tokens with a pool are listed. Price, market cap and liquidity come from the main pool (most liquid); volumes, buy and sell counts, ATH and trader_count from every pool where the token is the base (the curve a token graduated from included), as of the request. USD values not known yet are 0.',
+      'Only tokens with a pool are listed. Price, market cap and liquidity come from the main pool (most liquid in USD), in its quote asset and in USD through that quote\'s USD price; volumes, buy and sell counts, ATH and trader_count are the token\'s totals, as GET /v1/tokens/{token_address} has them: every pool where the token is the base (the curve a token graduated from included), as of the request.',
+      'A USD value not known (a main pool quoted in a token without a USD price) is null, never 0, and such a token is in no sort by that value, in either order (it is still found by q under the other sorts): each page of a USD sort is ordered by the values it shows.',
       'Paging is by key: the cursor holds the last item\'s sort key and address, the quote prices the first page was ordered at, and is bound to q, match, sort, order and window. Tokens whose sort key does not change between pages are seen exactly once; one whose key crosses the position (its volume or market cap moved) can be skipped or seen twice.',
     ].join('\n\n'),
     data: arr(ref('TokenSearchItem')),
     paged: true,
   },
   '/v1/tokens': { tag: 'research', summary: 'Many tokens in one call', description: 'addresses: 1 to 50, comma-separated, no repeats. Unknown tokens are left out; the rest keep the order asked.', data: arr(ref('TokenOverview')) },
-  '/v1/tokens/:token_address': { tag: 'research', summary: 'Token overview', description: 'The token object, its main pool (the most liquid where it is the base), snapshot and totals.', data: ref('TokenOverview') },
+  '/v1/tokens/:token_address': {
+    tag: 'research',
+    summary: 'Token overview',
+    description: [
+      'The token object, its main pool and its snapshot, and the token\'s totals. The main pool is the most liquid pool in USD where the token is the base: a pool quoted in another token is valued at that token\'s USD price (its own main pool\'s, valued through known mints only, so a cycle of tokens quoted in each other ends), and a pool whose USD value is unknown ranks after every pool whose value is known.',
+      'totals are the token\'s across every pool where it is the base, the bonding curve it graduated from included, so they carry on across graduation: counts, USD volumes and distinct wallets over all of them; volume_quote, ath_market_cap_quote and launch_price_quote over those in the main pool\'s quote asset; launch_price_usd and first_trade_at from the first trade by chain position. Search items show the same figures. Holder, supply and curve fields are as on GET /v1/pools/{pool_address}, of the main pool.',
+    ].join('\n\n'),
+    data: ref('TokenOverview'),
+  },
   '/v1/tokens/:token_address/holders/stats': { tag: 'research', summary: 'Holder statistics', data: { type: 'object' } },
   '/v1/tokens/:token_address/holders': { tag: 'research', summary: 'Largest holders', data: arr({ type: 'object' }), paged: true },
   '/v1/tokens/:token_address/traders': { tag: 'research', summary: 'Top traders', data: arr({ type: 'object' }), paged: true },
@@ -195,7 +208,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'List pools: by base token, by quote, by pair, or newest',
     description: [
       'base_address and quote_address filter (both: one pair; neither: every pool).',
-      'sort: created_at (default; when the service first saw the pool), liquidity_usd (liquidity_quote at the quote asset\'s USD price; pools without one sort as 0), volume_usd (all time, each trade at its own USD price). order defaults to desc; ties go by pool_address in the same direction.',
+      'sort: created_at (default; when the service first saw the pool), liquidity_usd (liquidity_quote at the quote asset\'s USD price, a token quote at that token\'s, as the snapshot shows it; pools without one sort as 0), volume_usd (all time, each trade at its own USD price). order defaults to desc; ties go by pool_address in the same direction.',
       'Paging is by key; the cursor is bound to base_address, quote_address, sort and order. By created_at, pages never repeat or skip a pool while new ones appear; by liquidity or volume, a pool whose value crosses the position between pages can be skipped or seen twice. The cursor keeps the quote prices of the first page, so a SOL price move does not shift liquidity pages.',
     ].join('\n\n'),
     data: arr(ref('PoolListItem')),

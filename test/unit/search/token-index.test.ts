@@ -50,8 +50,9 @@ function pageAll(index: TokenSearchIndex, q: SearchQuery): string[][] {
 }
 
 function keyOf(d: TokenSearchDoc, sort: Exclude<SearchSort, 'relevance'>, window?: SearchWindow): number {
-  if (sort === 'volume_usd') return d.volume_usd_by_window[window ?? 'all'];
-  return d[sort];
+  // The random docs of this file always have USD values.
+  if (sort === 'volume_usd') return d.volume_usd_by_window[window ?? 'all']!;
+  return d[sort]!;
 }
 
 /** The order the index must give: key in the direction, then address ascending. */
@@ -229,6 +230,25 @@ describe('TokenSearchIndex: sorting and paging', () => {
     const rest = pageAll(changing, { ...q, after: first.next! }).flat();
     expect(new Set([...first.ids, ...rest]).size).toBe(first.ids.length + rest.length);
     expect([...first.ids, ...rest]).toEqual(order.filter((id) => id !== mover));
+  });
+});
+
+describe('TokenSearchIndex: unknown USD values', () => {
+  it('a token without a USD market cap, liquidity or volume is in no sort by it, in either order, and still found by text', () => {
+    const index = new TokenSearchIndex();
+    const priced = [doc(1), doc(2), doc(3)];
+    const unpriced = doc(4, { market_cap_usd: null, liquidity_usd: null, volume_usd_by_window: { all: null, '5m': 0, '1h': 0, '6h': 0, '24h': 0 } });
+    for (const d of [...priced, unpriced]) index.upsert(d);
+    for (const sort of ['market_cap_usd', 'liquidity_usd', 'volume_usd'] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        expect(pageAll(index, query({ sort, order, limit: 2 })).flat(), `${sort} ${order}`).toEqual(expected(priced, sort, order));
+      }
+    }
+    expect(index.search(query({ q: 'T4' })).ids).toEqual([unpriced.token_address]);
+    expect(index.search(query({ sort: 'trader_count', limit: 10 })).ids).toHaveLength(4);
+    // Once known, it sorts like any other.
+    index.upsert(doc(4));
+    expect(index.search(query({ sort: 'market_cap_usd', limit: 10 })).ids).toEqual(expected([...priced, doc(4)], 'market_cap_usd', 'desc'));
   });
 });
 

@@ -48,8 +48,8 @@ export function research(deps: ServerDeps): ResearchFeed {
   return deps.query.research;
 }
 
-/** The quote prices a first page was ordered at ([wSOL, USDC]); research-feed.ts. */
-export const cursorPrices = z.tuple([z.number().nullable(), z.number().nullable()]);
+/** The quote prices a first page was ordered at ([wSOL, USDC, USDT]); research-feed.ts. */
+export const cursorPrices = z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable()]);
 
 /**
  * A research page (search, pool list): its next_cursor carries the filters it was
