@@ -13,9 +13,11 @@ describe('soak (smoke)', () => {
     expect(run.stdout, run.stderr).toMatch(/SIGKILL, restart: \d+ pools' trade_count checked, 0 went back/);
     expect(run.stdout).toMatch(/ 0 problem\(s\)/);
     expect(run.status, run.stdout).toBe(0);
-    // It asked for something: requests and frames, on pools it found.
+    // It asked for something: requests and frames, on pools it found. How many it got
+    // through in its 6 s is a speed, which the machine's load moves (79 on a loaded
+    // machine): not asserted here (bench/ measures speed).
     const [, requests, frames, pools] = run.stdout.match(/([\d,]+) requests, ([\d,]+) frames, (\d+) pools/)!;
-    expect(Number(requests!.replaceAll(',', ''))).toBeGreaterThan(100);
+    expect(Number(requests!.replaceAll(',', ''))).toBeGreaterThan(0);
     expect(Number(frames!.replaceAll(',', ''))).toBeGreaterThan(0);
     expect(Number(pools)).toBeGreaterThan(0);
   }, 120_000);
