@@ -14,7 +14,7 @@ export const NODE_FLAGS = ['--max-semi-space-size=64'];
  */
 
 /** The tsx loader as an absolute path, so children resolve it wherever they start. */
-const TSX = createRequire(import.meta.url).resolve('tsx');
+export const TSX = createRequire(import.meta.url).resolve('tsx');
 
 let tasksetChecked: boolean | null = null;
 

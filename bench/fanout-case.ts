@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { fmt, percentile } from './harness.ts';
 import type { ClientPlan } from './fanout-client.ts';
-import type { ServerPlan } from './fanout-server.ts';
+import type { Feed, ServerPlan } from './fanout-server.ts';
 // Loaded here, in the parent, so that the children it forks inherit its wall-clock offset (wallMs).
 import './fanout-plan.ts';
 import type { ClientCommand, ClientReport, ServerCommand, ServerKind, ServerReport, Shape } from './fanout-plan.ts';
@@ -176,13 +176,15 @@ export interface CaseOptions {
   stages?: boolean;
   /** Extra Node/V8 flags for the server child (after `npm start`'s, so they win): experiments only. */
   serverFlags?: string[];
+  /** Engine servers: events through a pipe into the NDJSON source (default), or the gate's embedded submitLine. */
+  feed?: Feed;
 }
 
 export async function runCase(kind: ServerKind, shape: Shape, connections: number, sizes: Sizes, options: CaseOptions = {}): Promise<CaseResult> {
   // ten-pools: a connection waits a whole round (every pool once) between its frames, so the window is two rounds.
   const window =
     shape === 'one-topic' ? Math.max(8, Math.floor(Math.min(PER_CONNECTION_BYTES, IN_FLIGHT_BYTES / connections) / FRAME_BYTES)) : 2 * sizes.pools;
-  const serverPlan: ServerPlan = { kind, shape, pools: sizes.pools, window, smallFrames: options.smallFrames, stages: options.stages && kind !== 'uws' };
+  const serverPlan: ServerPlan = { kind, shape, pools: sizes.pools, window, smallFrames: options.smallFrames, stages: options.stages && kind !== 'uws', feed: options.feed };
   const profile = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const server: Server = new Peer(`${kind} server`, SERVER, serverPlan, ['--expose-gc', ...profile, ...(options.serverFlags ?? [])]);
   const clients: Client[] = [];

@@ -1,10 +1,13 @@
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { firstValueFrom } from 'rxjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { BASE58_ALPHABET } from '../engine/sources/sim/base58.ts';
 import { startWsBaseline } from './baselines/ws-server.ts';
-import { addressMaker } from './fixtures/swaps.ts';
+import { openFifo } from './fifo.ts';
+import { addressMaker, liveSwapLine } from './fixtures/swaps.ts';
 import { startBareUws } from './fanout-uws.ts';
 import type { TopicSink } from '../engine/topics.ts';
 import { probeEngine, type StageProbe } from './fanout-stages.ts';
@@ -25,12 +28,15 @@ import { marketAddresses, poolOfEvent, wallMs, type ServerCommand, type ServerKi
  *   string concatenation (bench/fanout-uws.ts): the ceiling of any Node server here,
  *   and so of what the clients can take.
  *
- * The driver (in this process, counted in its CPU) submits swap lines through the
- * ingest gate (`submitLine`, the embedded path), each stamped with the wall time as
- * it is submitted: `at` in ms and, so that latency is measured to the microsecond,
- * the sub-millisecond part in `tx_index` (a synthetic market: its tx_index means
- * nothing else). It emits as fast as it may (`rate` null) or at `rate` events/s, and
- * never past the credit: the slowest connection's delivery plus `window` events.
+ * The driver (in this process, counted in its CPU) writes swap lines, each stamped
+ * with the wall time as it is written (`at` in ms and the sub-millisecond part in
+ * `tx_index`: bench/fixtures/swaps.ts liveSwapLine), into a named pipe the engine reads
+ * as `mds serve --source ndjson:-` reads its stdin (`feed: 'pipe'`, the default: the
+ * NDJSON source, its parse workers, the gate), as a decoder feeds mds in a pipeline,
+ * a turn's lines in one write; or, with `feed: 'embedded'`, submits them to the gate
+ * (`submitLine`, the embedded path). It emits as fast as it may (`rate` null) or at
+ * `rate` events/s, and never past the credit: the slowest connection's delivery plus
+ * `window` events, nor while the gate or the pipe asks it to wait.
  *
  * Usage: fanout-server.ts '<ServerPlan JSON>' (forked, with IPC; `--expose-gc`).
  */
@@ -43,7 +49,12 @@ export interface ServerPlan extends ShapeParams {
   smallFrames?: boolean;
   /** Engine servers: split the sampled ingest-to-publish times by stage (bench/fanout-stages.ts). */
   stages?: boolean;
+  /** Engine servers: how the driver's events enter the engine (default `pipe`). */
+  feed?: Feed;
 }
+
+/** `pipe`: NDJSON lines through a named pipe, as `decoder | mds serve --source ndjson:-`; `embedded`: the gate's submitLine. */
+export type Feed = 'pipe' | 'embedded';
 
 const plan = JSON.parse(process.argv[2]!) as ServerPlan;
 /** Reports to the parent; once it is gone (it failed and left), there is no one to tell, and no throw. */
@@ -62,6 +73,9 @@ const cleanups: Array<() => Promise<void> | void> = [];
 
 /** Submits driver event k (the engine), or publishes its frame (bare uWS). */
 let emit: (k: number) => void;
+/** Around each turn's emits (the pipe: corked, so that a turn's lines go in one write). */
+let turnStart: () => void = () => {};
+let turnEnd: () => void = () => {};
 /** The ingest gate's backpressure (null: go on). */
 let writable: () => Promise<void> | null = () => null;
 let key: string;
@@ -104,31 +118,11 @@ let setupMarket: () => Promise<void> = async () => {};
 
 const makeAddress = addressMaker(5_003);
 const WALLETS = Array.from({ length: 1_000 }, () => makeAddress(44));
-/** tx hashes: 11 base58 digits of k (unique within the first 24 characters the dedup keeps), then a fixed tail. */
 const HASH_TAIL = makeAddress(77);
-
-/** `n` in base58, left-padded with '1' (zero) to `width` digits. */
-function base58(n: number, width: number): string {
-  let out = '';
-  let v = n;
-  for (let i = 0; i < width; i++) {
-    out = BASE58_ALPHABET[v % 58]! + out;
-    v = Math.floor(v / 58);
-  }
-  return out;
-}
 
 /** The swap line of event k, stamped now. */
 function swapLine(k: number): string {
-  const t = wallMs();
-  const at = Math.floor(t);
-  const micros = Math.floor((t - at) * 1000);
-  return (
-    `{"type":"swap","tx_hash":"${base58(k, 11)}${HASH_TAIL}","slot":${Math.floor(at / 400)},"tx_index":${micros},"event_index":${k % 1000},` +
-    `"at":${at},"pool_address":"${pools[poolOfEvent(plan, k)]}","wallet_address":"${WALLETS[k % WALLETS.length]}","side":"${k & 1 ? 'buy' : 'sell'}",` +
-    `"base_amount_raw":"${1_000_000 + (k % 1_000)}","quote_amount_raw":"${5_000_000 + (k % 777)}","base_reserve_raw":"800000000000000",` +
-    `"quote_reserve_raw":"40000000000","real_base_reserve_raw":"500000000000000","real_quote_reserve_raw":"10000000000"}`
-  );
+  return liveSwapLine(k, wallMs(), pools[poolOfEvent(plan, k)]!, WALLETS[k % WALLETS.length]!, HASH_TAIL);
 }
 
 async function startEngineServer(): Promise<void> {
@@ -171,8 +165,31 @@ async function startEngineServer(): Promise<void> {
   };
   const gate = engine.gate;
   attach = (sink) => engine.attachTopics(sampled(sink));
-  emit = (k) => gate.submitLine(swapLine(k), 'fanout');
-  writable = () => gate.writable();
+  if ((plan.feed ?? 'pipe') === 'pipe') {
+    // Both ends here: this process stands for the decoder and for mds serve, whose
+    // stdin, a pipe, Node reads through a net.Socket as `input` is read.
+    const { readFd, writeFd } = openFifo(dataDir!, 'feed.fifo');
+    const input = new Socket({ fd: readFd, readable: true, writable: false });
+    const output = new Socket({ fd: writeFd, readable: false, writable: true });
+    const { ndjsonSource } = await import('../engine/sources/ndjson.ts');
+    void engine.runSource(ndjsonSource({ path: '-', lineBytesMax: config.ingest.lineBytesMax, stream: input }));
+    cleanups.unshift(() => void output.destroy());
+    // A line through each of the two parse workers (they take pieces in turn) first: their
+    // start-up lands in no measured phase, idle memory included.
+    for (let i = 0; i < 2; i++) {
+      const through = firstValueFrom(engine.gate.committed$);
+      output.write(`{"type":"quote_price","quote_address":"${WSOL}","price_usd":150,"at":${Date.now() - 2 + i}}\n`);
+      await through;
+    }
+    emit = (k) => void output.write(swapLine(k) + '\n');
+    turnStart = () => output.cork();
+    turnEnd = () => output.uncork();
+    // The gate's backpressure reaches the driver through the pipe, as it reaches a decoder: its writes wait.
+    writable = () => (output.writableNeedDrain ? once(output, 'drain').then(() => undefined) : null);
+  } else {
+    emit = (k) => gate.submitLine(swapLine(k), 'fanout');
+    writable = () => gate.writable();
+  }
 
   const wall = new WallClock();
   const keys = createKeyStore(engine.storage, wall);
@@ -258,7 +275,7 @@ function pump(): void {
   if (now >= r.endAt) return finish(r);
   const wait = writable();
   if (wait) {
-    // The gate has its maximum of batches waiting to be durable: the engine's own backpressure.
+    // The gate has its maximum of batches waiting to be durable (through the pipe: the pipe is full): the engine's own backpressure.
     gateWaits++;
     void wait.then(pump);
     return;
@@ -267,7 +284,9 @@ function pump(): void {
   const due = r.rate === null ? Infinity : r.startK + Math.floor(((now - r.startedAt) * r.rate) / 1000);
   const n = Math.min(credit - next, due - next, CHUNK);
   if (n > 0) {
+    turnStart();
     for (let i = 0; i < n; i++) emit(next++);
+    turnEnd();
     setImmediate(pump);
   } else if (credit <= due) {
     // Ahead of the slowest connection by the whole window: wait for its progress.

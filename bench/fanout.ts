@@ -12,8 +12,9 @@ import { profileLines, profileOfPid, summarizeProfile } from './profile.ts';
  * library broadcasting the same frames?
  *
  * Setup, per case (fresh processes each time, bench/fanout-case.ts): a server child
- * with the engine (LMDB in a temp dir), its transport and an event driver submitting
- * swaps stamped with the wall time (bench/fanout-server.ts); 3 client processes
+ * with the engine (LMDB in a temp dir), its transport and an event driver writing
+ * swaps stamped with the wall time into a named pipe the engine's NDJSON source reads,
+ * as `decoder | mds serve --source ndjson:-` (bench/fanout-server.ts); 3 client processes
  * holding the connections, counting frames by their headers and parsing one in N
  * for latency (bench/fanout-client.ts). Unpinned: server and clients share the 2 cores.
  * Shapes: every connection on pool_trades of one busy pool ("one topic"); each

@@ -21,6 +21,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   engine: () => import('./engine.ts'),
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),
+  pipe: () => import('./pipe.ts'),
 };
 
 export interface BenchResult {

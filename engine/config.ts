@@ -54,7 +54,7 @@ export const configSchema = z
     ingest: z
       .object({
         batchMax: z.number().int().min(1).max(100_000).default(2_000).describe('events per ingest-log transaction; a parsed chunk of input (up to 1 MiB) is never split, so one chunk may pass it'),
-        batchesInFlightMax: z.number().int().min(1).max(64).default(8).describe('uncommitted batches before sources are paused'),
+        batchesInFlightMax: z.number().int().min(1).max(64).default(8).describe('uncommitted batches before sources are paused, once they hold 1 MiB of log or more (small batches of a live pipe do not wait for the disk)'),
         lineBytesMax: z.number().int().min(1024).default(1_048_576).describe('longest NDJSON line accepted; longer lines go to dead letters'),
       })
       .strict()

@@ -172,23 +172,69 @@ export function ndjsonSource(options: NdjsonOptions): Source {
         const wait = sink.writable();
         if (wait) await wait;
       };
+      // The submitter: hands each piece to the gate as soon as it is parsed (in input
+      // order), while reading goes on. A live pipe's line is applied within a worker's
+      // round trip of its arrival, not once PIECES_IN_FLIGHT_MAX pieces or the end of the
+      // input have come (issue 20, item 7); a file's reads still run ahead of it.
+      let submitting: Promise<void> | null = null;
+      /** Pieces (and rejected lines) read and not yet handed on: pending, and the one being submitted. */
+      let held = 0;
+      let failure: { err: unknown } | null = null;
+      let progressed: (() => void) | null = null;
+      const submitAll = async () => {
+        try {
+          while (pending.length && !signal.aborted && !failure) {
+            await submitOldest();
+            held--;
+            progressed?.();
+          }
+        } catch (err) {
+          failure = { err };
+        } finally {
+          submitting = null;
+          progressed?.();
+        }
+      };
+      const startSubmitting = () => {
+        if (!submitting && pending.length) submitting = submitAll();
+      };
+      const throwIfFailed = () => {
+        if (failure) throw failure.err;
+      };
+      /** Resolves once the submitter has handed a piece on (or stopped). */
+      const progress = () =>
+        new Promise<void>((resolve) => {
+          progressed = () => {
+            progressed = null;
+            resolve();
+          };
+        });
       const send = (piece: Buffer | null) => {
-        if (piece) pending.push({ kind: 'piece', parsed: parser.parse(piece, OWN_BUFFERS.has(piece.buffer), sink.swapColumns === true) });
+        if (!piece) return;
+        pending.push({ kind: 'piece', parsed: parser.parse(piece, OWN_BUFFERS.has(piece.buffer), sink.swapColumns === true) });
+        held++;
       };
       try {
-        for await (const chunk of stream) {
-          if (signal.aborted) break;
+        for await (const chunk of abortable(stream, signal)) {
           readBytes += chunk.length;
           send(cutter.cut(chunk));
-          if (cutter.rejected) pending.push({ kind: 'rejected', ...cutter.rejected });
-          while (pending.length >= PIECES_IN_FLIGHT_MAX) await submitOldest();
+          if (cutter.rejected) {
+            pending.push({ kind: 'rejected', ...cutter.rejected });
+            held++;
+          }
+          startSubmitting();
+          while (held >= PIECES_IN_FLIGHT_MAX && submitting && !failure) await progress();
+          throwIfFailed();
           bar?.update(readBytes);
         }
         if (!signal.aborted) send(cutter.end());
-        while (pending.length && !signal.aborted) await submitOldest();
+        startSubmitting();
+        while (submitting) await submitting;
+        throwIfFailed();
         await sink.flush();
       } finally {
         // Settle what is still with the workers before they go (an abort, a failure).
+        await submitting;
         await Promise.allSettled(pending.map((p) => (p.kind === 'piece' ? p.parsed : null)));
         await parser.close();
         bar?.update(readBytes);
@@ -196,6 +242,33 @@ export function ndjsonSource(options: NdjsonOptions): Source {
       }
     },
   };
+}
+
+/**
+ * The stream's chunks until it ends or `signal` aborts: an abort ends the iteration at
+ * once, even while the stream has nothing to read (a live pipe that stays open), so
+ * that stopping the engine does not wait for the writer's next line or its end.
+ */
+async function* abortable(stream: AsyncIterable<Buffer>, signal: AbortSignal): AsyncGenerator<Buffer> {
+  if (signal.aborted) return;
+  const iterator = stream[Symbol.asyncIterator]();
+  let onAbort!: () => void;
+  const aborted = new Promise<IteratorResult<Buffer>>((resolve) => {
+    onAbort = () => resolve({ done: true, value: undefined });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next.done) return;
+      yield next.value;
+      if (signal.aborted) return;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // Ends the stream's iteration (a Readable is destroyed: stdin stops being read).
+    void iterator.return?.()?.catch?.(() => undefined);
+  }
 }
 
 /** Turns a piece's 1-based positions into line numbers of the whole input. */

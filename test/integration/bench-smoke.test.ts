@@ -10,6 +10,11 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.restart_first_pool_ms!.value).toBeGreaterThan(0);
     expect(f.lmdb_bytes_per_million_trades!.value).toBeGreaterThan(0);
   },
+  pipe: (f) => {
+    // Every line written into mds serve's stdin came back as its frame (else the run throws), timed against the floor.
+    expect(f.p50_ms_at_200_per_s!.baseline?.name).toMatch(/^pipe read by a bare process/);
+    expect(f.p99_ms_at_200_per_s!.value).toBeGreaterThan(0);
+  },
   http: (f) => {
     // Every route mds serves is measured; candles may still be missing from the route table.
     expect(Object.keys(f)).toEqual(expect.arrayContaining(['sol_price_rps', 'pool_rps', 'token_trades_rps']));
