@@ -24,10 +24,12 @@ import { parseDuration } from '../engine/sources/sim/index.ts';
  *   payload, binary, another key) closed otherwise than with its code (4400; 4401 for
  *   the key), or ignored without the next ping's pong;
  * - an error in the server's log (warnings are printed and counted, not reported);
- * - a pool whose trade_count went back after the kill (ack only what is durable).
+ * - a pool whose trade_count went back after the kill, once /health said the counts
+ *   read were durable (a crash loses only what is not on disk).
  * Exit 1 if anything was reported. Items, routes and frames are drawn with Math.random:
  * each run asks differently. Not part of the suite: it measures nothing; a 3-minute run
- * found the simulator's restart repeating trade ids (engine/serve.ts simRunSeed).
+ * found the simulator's restart repeating trade ids (fixed since: a restarted
+ * simulator continues its saved market, engine/serve.ts serveSimSource).
  *
  *   node --import tsx bench/soak.ts [--duration 3m] [--clients 8] [--speed 30] [--keep]
  */
@@ -396,6 +398,15 @@ const [frames] = await Promise.all([
 const watched = client.pools.slice(0, 60);
 const before = await client.tradeCounts(watched);
 const health = (await client.get('/health'))?.body?.data;
+// The counts read are of applied events, which reach the disk ~100 ms later: the kill
+// must not land before they do (a crash loses what is not durable, never acknowledged).
+const deadline = Date.now() + 10_000;
+while (((await client.get('/health'))?.body?.data?.durable ?? 0) < (health?.ingested ?? 0)) {
+  if (Date.now() > deadline) {
+    report(`events applied before the kill were not durable 10 s later (ingested ${health?.ingested})`);
+    break;
+  }
+}
 console.log(`  ${client.requests.toLocaleString('en-US')} requests, ${frames.toLocaleString('en-US')} frames, ${client.pools.length} pools, ${client.wallets.length} wallets seen; ingested ${health?.ingested?.toLocaleString('en-US')}, dead letters ${health?.dead_letters}`);
 console.log(`  starter key: ${client.starter.ok} answered, ${client.starter.rate} 429 rate (4290), ${client.starter.inFlight} 429 in flight (4292)`);
 

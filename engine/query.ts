@@ -7,6 +7,8 @@ export interface EngineStatus {
   status: 'starting' | 'ready' | 'stopping';
   /** Events applied (unique, valid) since the data directory was created. */
   ingested: number;
+  /** Events on disk: every seq up to this one survives a crash (at most `ingested`). */
+  durable: number;
   deadLetters: number;
   source: string;
   /** For a finite source: true once it is fully ingested; null for an endless one. */

@@ -500,6 +500,7 @@ export class Engine {
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,
+        durable: this.gate.durable,
         deadLetters: this.gate.deadLetters,
         source: this.sourceName,
         sourceDone: this.sourceDone,

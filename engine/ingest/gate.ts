@@ -73,6 +73,8 @@ export class IngestGate implements IngestSink {
   private open: OpenBatch | null = null;
   private flushScheduled = false;
   private inFlight = 0;
+  /** First seqs of the batches written and not yet durable, in seq order (a failed one stays). */
+  private readonly unsettled: number[] = [];
   /** Log bytes of those batches. */
   private inFlightBytes = 0;
   /** Mints declared by token events in batches not yet flushed. */
@@ -107,6 +109,15 @@ export class IngestGate implements IngestSink {
   /** Events stamped so far (the last ingest seq). */
   get ingested(): number {
     return this.nextSeq - 1;
+  }
+
+  /**
+   * Events on disk: every seq up to this one is durable (an `ingest` of it has resolved,
+   * and a crash keeps it). Below `ingested` while batches wait for their fsync.
+   */
+  get durable(): number {
+    const first = this.unsettled[0] ?? this.open?.firstSeq;
+    return first === undefined ? this.ingested : first - 1;
   }
 
   get deadLetters(): number {
@@ -382,6 +393,7 @@ export class IngestGate implements IngestSink {
     batch.columns = [];
     batch.rows = [];
     const logged = { firstSeq: batch.firstSeq, bytes };
+    this.unsettled.push(batch.firstSeq);
     queueMicrotask(() => {
       this.released.push(logged);
       this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events, columns, rows));
@@ -395,6 +407,7 @@ export class IngestGate implements IngestSink {
     const durable = Promise.all([write, whenFlushed(write)]).then(
       () => {
         settled();
+        this.unsettled.splice(this.unsettled.indexOf(batch.firstSeq), 1);
         this.identities.markDurable(batch.firstSeq);
         for (const [mint] of batch.mints) this.pendingMints.delete(mint);
         this.inFlight--;

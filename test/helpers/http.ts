@@ -16,7 +16,7 @@ import { createServer, ROUTES, type BeforeHandle, type Route, type Server } from
  * engine, so a plain object is the engine here.
  */
 export class FixedQuery implements Query {
-  engineStatus: EngineStatus = { status: 'ready', ingested: 0, deadLetters: 0, source: 'none', sourceDone: null };
+  engineStatus: EngineStatus = { status: 'ready', ingested: 0, durable: 0, deadLetters: 0, source: 'none', sourceDone: null };
   price: SolPrice | null = null;
   status(): EngineStatus {
     return this.engineStatus;

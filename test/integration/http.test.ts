@@ -121,7 +121,7 @@ async function expectStillServing() {
 
 describe('envelope and routing', () => {
   it('GET /health answers without a key, 200 with the status in data', async () => {
-    t.query.engineStatus = { status: 'starting', ingested: 7, deadLetters: 2, source: 'sim', sourceDone: null };
+    t.query.engineStatus = { status: 'starting', ingested: 7, durable: 5, deadLetters: 2, source: 'sim', sourceDone: null };
     const r = await get('/health');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json');
@@ -129,9 +129,9 @@ describe('envelope and routing', () => {
       code: 0,
       error: null,
       message: 'OK',
-      data: { status: 'starting', ingested: 7, dead_letters: 2, source: 'sim', source_done: null },
+      data: { status: 'starting', ingested: 7, durable: 5, dead_letters: 2, source: 'sim', source_done: null },
     });
-    t.query.engineStatus = { status: 'ready', ingested: 7, deadLetters: 2, source: 'sim', sourceDone: null };
+    t.query.engineStatus = { status: 'ready', ingested: 7, durable: 7, deadLetters: 2, source: 'sim', sourceDone: null };
     expect((await get('/health')).body.data.status).toBe('ready');
   });
 

@@ -113,6 +113,18 @@ describe('ingest gate', () => {
     expect(engine.query.status()).toMatchObject({ ingested: 0, deadLetters: cases.length });
   });
 
+  it('counts as durable only what is on disk: below ingested until the batch is flushed', async () => {
+    const events = Object.values(sampleEvents());
+    const engine = await open();
+    const pending = events.map((e) => engine.ingest(e));
+    // Stamped in this turn, written when it returns, on disk after the fsync.
+    expect(engine.query.status().ingested).toBe(events.length);
+    expect(engine.query.status().durable).toBe(0);
+    await Promise.all(pending);
+    expect(engine.query.status()).toMatchObject({ ingested: events.length, durable: events.length });
+    await engine.stop();
+  });
+
   it('makes duplicates no-ops, in one batch and across batches and restarts', async () => {
     const events = Object.values(sampleEvents());
     let engine = await open();

@@ -146,7 +146,7 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   Candles: obj({ pool_address: ref('Address'), interval: str(), mode: str(), currency: str(), candles: arr(ref('Candle'), 'Oldest first.') }),
   SolPrice: obj({ price_usd: num(), updated_at: int('Time of the quote_price event it comes from.') }),
-  Health: obj({ status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ() }),
+  Health: obj({ status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int('Events applied since the data directory was created (the last ingest seq).'), durable: int('Events on disk: every seq up to this one survives a crash; below `ingested` while batches wait for their fsync (~100 ms).'), dead_letters: int(), source: str(), source_done: boolQ() }),
 };
 
 /** What the document says about one route. `data` is the success envelope's data; `raw` a body outside the envelope. */

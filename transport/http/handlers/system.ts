@@ -5,6 +5,7 @@ import type { RouteContext } from '../route.ts';
 export interface HealthData {
   status: 'starting' | 'ready' | 'stopping';
   ingested: number;
+  durable: number;
   dead_letters: number;
   source: string;
   source_done: boolean | null;
@@ -22,6 +23,7 @@ export function health({ deps }: RouteContext<unknown, unknown>): HealthData {
   return {
     status: s.status,
     ingested: s.ingested,
+    durable: s.durable,
     dead_letters: s.deadLetters,
     source: s.source,
     source_done: s.sourceDone,
