@@ -159,3 +159,56 @@ export function toYellowstone(rpc: any, index: number, bytes: 'buffer' | 'base64
     createdAt: { seconds: String(rpc.blockTime + 1), nanos: 0 },
   };
 }
+
+export interface SynthInstruction {
+  program: string;
+  accounts: string[];
+  data: Uint8Array;
+  stackHeight?: number;
+}
+
+/**
+ * An RPC `getTransaction` record (`json` encoding) put together from instructions: for
+ * what the fixtures do not hold (a migration). Keys are indexed in order of first use.
+ */
+export function rpcTransaction(tx: {
+  signature: string;
+  slot: number;
+  blockTime: number;
+  outer: SynthInstruction[];
+  inner?: Record<number, SynthInstruction[]>;
+  logs?: string[];
+  postTokenBalances?: Array<{ mint: string; owner: string; amount: string }>;
+}): Record<string, unknown> {
+  const keys: string[] = [];
+  const index = (k: string) => {
+    let i = keys.indexOf(k);
+    if (i < 0) i = keys.push(k) - 1;
+    return i;
+  };
+  const ix = (i: SynthInstruction) => ({
+    programIdIndex: index(i.program),
+    accounts: i.accounts.map(index),
+    data: bs58.encode(i.data),
+    stackHeight: i.stackHeight ?? null,
+  });
+  const outer = tx.outer.map(ix);
+  const inner = Object.entries(tx.inner ?? {}).map(([k, list]) => ({ index: Number(k), instructions: list.map(ix) }));
+  const post = (tx.postTokenBalances ?? []).map((b) => ({
+    accountIndex: index(bs58.encode(Buffer.alloc(32, keys.length + 1))),
+    mint: b.mint,
+    owner: b.owner,
+    programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+    uiTokenAmount: { amount: b.amount, decimals: 6, uiAmount: null, uiAmountString: '' },
+  }));
+  return {
+    slot: tx.slot,
+    blockTime: tx.blockTime,
+    version: 'legacy',
+    meta: { err: null, innerInstructions: inner, logMessages: tx.logs ?? [], preTokenBalances: [], postTokenBalances: post, loadedAddresses: { writable: [], readonly: [] } },
+    transaction: { signatures: [tx.signature], message: { accountKeys: keys, header: {}, instructions: outer, recentBlockhash: keys[0] } },
+  };
+}
+
+/** A self-CPI event instruction's data: Anchor's tag, then the event. */
+export const selfCpi = (event: Buffer) => Buffer.concat([Buffer.from('e445a52e51cb9a1d', 'hex'), event]);
