@@ -21,6 +21,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   engine: () => import('./engine.ts'),
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),
+  'solana-decode': () => import('./solana-decode.ts'),
 };
 
 export interface BenchResult {

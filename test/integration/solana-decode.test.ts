@@ -127,6 +127,23 @@ describe('Solana decoder on the recorded transactions', () => {
       expect(d.found[0]!.parent!.accounts[2]).toBe('D66sbPtYqLnwPYcUqjDktrQtb52CnfF77C3sdpNpR8Si');
     });
 
+    it("without instructions (logs only), a trade's pool is the PDA of its mint, which equals the curve the instruction names, for every fixture", () => {
+      const decoder = new SolanaDecoder();
+      for (const tx of REFERENCE) {
+        const full = decodeOne(tx.local, undefined, decoder, contextOf(tx));
+        for (const f of full.found.filter((e) => e.raw.name === 'pump.TradeEvent')) expect(decoder.bondingCurve(String(f.raw.data.mint))).toBe(f.parent!.accounts[3]);
+      }
+      // A logsSubscribe-like record: logs, no instructions; the same swaps.
+      const record = structuredClone((readFixture('jeffro/pumpfun_buy_bundle.json') as any[])[0]);
+      const expected = decodeOne('jeffro/pumpfun_buy_bundle.json').events.filter((e) => e.type === 'swap');
+      record.transaction.message.instructions = [];
+      delete record.meta.innerInstructions;
+      const logsOnly = [...new SolanaDecoder().decodeValue(record)][0]!;
+      expect(logsOnly.path).toBe('logs');
+      expect(logsOnly.found.every((f) => f.parent === null)).toBe(true);
+      expect(logsOnly.events.filter((e) => e.type === 'swap')).toEqual(expected);
+    });
+
     it('a sell: side sell, SOL out of the curve (jeffro/pumpfun_sell_0)', () => {
       const d = decodeOne('jeffro/pumpfun_sell_0.json');
       expect(d.events.find((e) => e.type === 'swap')).toMatchObject({

@@ -1,6 +1,5 @@
 import bs58 from 'bs58';
-import { getCompiledTransactionMessageDecoder, type CompiledTransactionMessage } from '@solana/transaction-messages';
-import { getTransactionDecoder } from '@solana/transactions';
+import { decodeBase58 } from './base58.ts';
 
 /**
  * Every shape a transaction arrives in (SOLANA.md "Transports"), made one: RPC
@@ -11,13 +10,54 @@ import { getTransactionDecoder } from '@solana/transactions';
  * only pump and PumpSwap instructions are ever decoded.
  */
 
-export interface Instruction {
-  program: string;
-  accounts: readonly string[];
-  /** base58 text (RPC JSON) or bytes (wire, Yellowstone); read it with `dataOf`. */
-  data: string | Uint8Array;
-  /** 1 for an outer instruction; null where the record predates stack heights. */
-  stackHeight: number | null;
+/**
+ * A transaction's account keys, turned into base58 only when asked (a wire or
+ * Yellowstone record holds up to 64 keys of 32 bytes; the decoder reads a few).
+ */
+export class Keys {
+  private readonly text: Array<string | undefined>;
+  /** Keys as bytes (wire, Yellowstone) or base58 already (RPC JSON, loadedAddresses), mixed. */
+  constructor(private readonly raw: ReadonlyArray<Uint8Array | string>) {
+    this.text = raw.map((k) => (typeof k === 'string' ? k : undefined));
+  }
+  get length(): number {
+    return this.text.length;
+  }
+  get(i: number): string {
+    return (this.text[i] ??= bs58.encode(this.raw[i] as Uint8Array));
+  }
+  /** Throws unless every index names a key. */
+  check(indices: ArrayLike<unknown>): void {
+    for (let k = 0; k < indices.length; k++) {
+      const i = indices[k];
+      if (typeof i !== 'number' || !(i >= 0 && i < this.text.length) || !Number.isInteger(i)) {
+        throw new ShapeError(`account index ${String(i)} does not resolve (${this.text.length} account keys)`);
+      }
+    }
+  }
+}
+
+export class Instruction {
+  private resolved: readonly string[] | null;
+  constructor(
+    readonly program: string,
+    /** Indices into `keys`, or the keys themselves (jsonParsed). */
+    private readonly indices: ArrayLike<number> | readonly string[],
+    private readonly keys: Keys | null,
+    /** base58 text (RPC JSON) or bytes (wire, Yellowstone); read it with `dataOf`. */
+    readonly data: string | Uint8Array,
+    /** 1 for an outer instruction; null where the record predates stack heights. */
+    readonly stackHeight: number | null,
+  ) {
+    this.resolved = keys ? null : (indices as readonly string[]);
+    if (keys) keys.check(indices);
+  }
+  get accountCount(): number {
+    return this.indices.length;
+  }
+  get accounts(): readonly string[] {
+    return (this.resolved ??= Array.from(this.indices as ArrayLike<number>, (i) => this.keys!.get(i)));
+  }
 }
 
 export interface TokenBalance {
@@ -55,7 +95,7 @@ export interface TxContext {
 /** Why a value is not a transaction, with what was found. */
 export class ShapeError extends Error {}
 
-export const dataOf = (ix: Instruction): Uint8Array => (typeof ix.data === 'string' ? bs58.decode(ix.data) : ix.data);
+export const dataOf = (ix: Instruction): Uint8Array => (typeof ix.data === 'string' ? decodeBase58(ix.data) : ix.data);
 
 type Json = Record<string, any>;
 
@@ -74,45 +114,36 @@ function bytesOf(v: unknown, what: string): Uint8Array {
   throw new ShapeError(`${what} is not bytes`);
 }
 
-function resolver(keys: readonly string[]) {
-  return (index: unknown): string => {
-    const i = num(index);
-    const key = i === null ? undefined : keys[i];
-    if (key === undefined) throw new ShapeError(`account index ${String(index)} does not resolve (${keys.length} account keys)`);
-    return key;
-  };
-}
+const programOf = (keys: Keys, index: unknown): string => {
+  keys.check([index]);
+  return keys.get(index as number);
+};
 
-function tokenBalances(list: unknown, key: (i: unknown) => string): TokenBalance[] {
+function tokenBalances(list: unknown, keys: Keys): TokenBalance[] {
   if (!Array.isArray(list)) return [];
   const out: TokenBalance[] = [];
   for (const b of list as Json[]) {
     const ui = b.uiTokenAmount ?? b.ui_token_amount;
     const amount = ui?.amount;
-    if (typeof b.mint !== 'string' || typeof amount !== 'string') throw new ShapeError('a token balance lacks mint or amount');
+    if (typeof b.mint !== 'string' || typeof amount !== 'string' || !/^\d{1,40}$/.test(amount)) throw new ShapeError('a token balance lacks its mint or a decimal amount');
     const accountIndex = num(b.accountIndex ?? b.account_index) ?? -1;
-    key(accountIndex); // it must resolve
+    keys.check([accountIndex]); // it must resolve
     out.push({ accountIndex, mint: b.mint, owner: typeof b.owner === 'string' && b.owner !== '' ? b.owner : null, amount });
   }
   return out;
 }
 
 /** RPC JSON instructions: `json`/`base64` encodings (indices), `jsonParsed` (keys). */
-function rpcInstruction(ix: Json, key: (i: unknown) => string, stackHeight: number | null): Instruction {
+function rpcInstruction(ix: Json, keys: Keys, stackHeight: number | null): Instruction {
+  const data = typeof ix.data === 'string' ? ix.data : '';
   if (typeof ix.programId === 'string') {
     // jsonParsed: keys inline; a parsed (system, token) instruction has no raw data.
-    return {
-      program: ix.programId,
-      accounts: Array.isArray(ix.accounts) ? ix.accounts : [],
-      data: typeof ix.data === 'string' ? ix.data : '',
-      stackHeight,
-    };
+    return new Instruction(ix.programId, Array.isArray(ix.accounts) ? ix.accounts : [], null, data, stackHeight);
   }
-  const accounts = Array.isArray(ix.accounts) ? ix.accounts.map(key) : [];
-  return { program: key(ix.programIdIndex), accounts, data: typeof ix.data === 'string' ? ix.data : '', stackHeight };
+  return new Instruction(programOf(keys, ix.programIdIndex), Array.isArray(ix.accounts) ? ix.accounts : [], keys, data, stackHeight);
 }
 
-function innerOf(meta: Json, key: (i: unknown) => string, yellowstone: boolean): Array<Instruction[] | undefined> | null {
+function innerOf(meta: Json, keys: Keys, yellowstone: boolean): Array<Instruction[] | undefined> | null {
   const list = meta.innerInstructions ?? meta.inner_instructions;
   if (!Array.isArray(list)) return null;
   const inner: Array<Instruction[] | undefined> = [];
@@ -121,16 +152,15 @@ function innerOf(meta: Json, key: (i: unknown) => string, yellowstone: boolean):
     if (index === null || !Array.isArray(group.instructions)) throw new ShapeError('an inner instruction group lacks index or instructions');
     inner[index] = (group.instructions as Json[]).map((ix) => {
       const h = num(ix.stackHeight ?? ix.stack_height);
-      if (!yellowstone) return rpcInstruction(ix, key, h);
-      return {
-        program: key(ix.programIdIndex ?? ix.program_id_index),
-        accounts: Array.from(bytesOf(ix.accounts ?? new Uint8Array(0), 'inner accounts'), key),
-        data: bytesOf(ix.data ?? new Uint8Array(0), 'inner data'),
-        stackHeight: h,
-      };
+      return yellowstone ? yellowstoneInstruction(ix, keys, h) : rpcInstruction(ix, keys, h);
     });
   }
   return inner;
+}
+
+function yellowstoneInstruction(ix: Json, keys: Keys, stackHeight: number | null): Instruction {
+  const accounts = bytesOf(ix.accounts ?? new Uint8Array(0), 'accounts');
+  return new Instruction(programOf(keys, ix.programIdIndex ?? ix.program_id_index), accounts, keys, bytesOf(ix.data ?? new Uint8Array(0), 'data'), stackHeight);
 }
 
 function loaded(meta: Json): string[] {
@@ -139,8 +169,59 @@ function loaded(meta: Json): string[] {
   return [...(la.writable ?? []), ...(la.readonly ?? [])];
 }
 
-const wireDecoder = getTransactionDecoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
+/**
+ * The wire transaction of the `base64` encoding: compact-u16 counts, signatures, then
+ * the legacy or v0 message (header, static keys, blockhash, instructions, lookups).
+ * Read by hand: @solana/transactions' decoder turns every key into base58 (BigInt
+ * arithmetic, ~8 µs a key), which cost more than the rest of decoding together.
+ */
+function readWire(bytes: Uint8Array): { signature: Uint8Array; keys: Uint8Array[]; instructions: Array<{ program: number; accounts: Uint8Array; data: Uint8Array }> } {
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > bytes.length) throw new ShapeError(`wire transaction ends at byte ${bytes.length}, inside a field`);
+  };
+  const compact = () => {
+    let value = 0;
+    for (let shift = 0; shift < 21; shift += 7) {
+      need(1);
+      const b = bytes[at++]!;
+      value |= (b & 0x7f) << shift;
+      if (!(b & 0x80)) return value;
+    }
+    throw new ShapeError('a compact-u16 of more than 3 bytes');
+  };
+  const take = (n: number) => {
+    need(n);
+    const out = bytes.subarray(at, at + n);
+    at += n;
+    return out;
+  };
+  const signatures = compact();
+  if (signatures < 1) throw new ShapeError('no signature');
+  const signature = take(64);
+  at += 64 * (signatures - 1);
+  need(1);
+  if (bytes[at]! & 0x80) {
+    const version = bytes[at]! & 0x7f;
+    if (version !== 0) throw new ShapeError(`a v${version} transaction message (legacy and v0 are read)`);
+    at++;
+  }
+  take(3); // header
+  const keyCount = compact();
+  const keys: Uint8Array[] = [];
+  for (let i = 0; i < keyCount; i++) keys.push(take(32));
+  take(32); // recent blockhash
+  const count = compact();
+  const instructions = [];
+  for (let i = 0; i < count; i++) {
+    need(1);
+    const program = bytes[at++]!;
+    const accounts = take(compact());
+    instructions.push({ program, accounts, data: take(compact()) });
+  }
+  // v0 address table lookups follow; the keys they load are in meta.loadedAddresses.
+  return { signature, keys, instructions };
+}
 
 /** An RPC transaction record: { transaction, meta, slot?, blockTime?, version? }. */
 function fromRpc(rec: Json, ctx: TxContext): SolTx {
@@ -148,45 +229,30 @@ function fromRpc(rec: Json, ctx: TxContext): SolTx {
   if (!meta || typeof meta !== 'object') throw new ShapeError('no meta (the transaction status): cannot tell success, events or balances');
   const t = rec.transaction;
   let signature: string;
-  let keys: string[];
-  let outerRaw: (key: (i: unknown) => string) => Instruction[];
+  let keys: Keys;
+  let outer: Instruction[];
+  const loadedKeys = loaded(meta);
   if (Array.isArray(t) || typeof t === 'string') {
     // `base64` encoding, and blockSubscribe items: the wire transaction.
     const [text, encoding] = Array.isArray(t) ? t : [t, 'base64'];
-    if (encoding !== 'base64') throw new ShapeError(`transaction encoding ${String(encoding)} (base64, json or jsonParsed expected)`);
-    let message: Exclude<CompiledTransactionMessage, { version: 1 }>;
-    try {
-      const wire = wireDecoder.decode(Buffer.from(text, 'base64'));
-      const decoded = messageDecoder.decode(wire.messageBytes);
-      if (decoded.version === 1) throw new ShapeError('a v1 transaction message (legacy and v0 are read)');
-      message = decoded;
-      const first = Object.values(wire.signatures)[0];
-      if (!first) throw new ShapeError('no signature');
-      signature = bs58.encode(first);
-    } catch (err) {
-      if (err instanceof ShapeError) throw err;
-      throw new ShapeError(`wire transaction does not decode: ${(err as Error).message}`);
-    }
-    keys = [...message.staticAccounts, ...loaded(meta)];
-    outerRaw = (key) =>
-      message.instructions.map((ix) => ({
-        program: key(ix.programAddressIndex),
-        accounts: (ix.accountIndices ?? []).map(key),
-        data: (ix.data as Uint8Array | undefined) ?? new Uint8Array(0),
-        stackHeight: 1,
-      }));
+    if (encoding !== 'base64' || typeof text !== 'string') throw new ShapeError(`transaction encoding ${String(encoding)} (base64, json or jsonParsed expected)`);
+    const wire = readWire(Buffer.from(text, 'base64'));
+    signature = bs58.encode(wire.signature);
+    keys = new Keys([...wire.keys, ...loadedKeys]);
+    const table = keys;
+    outer = wire.instructions.map((ix) => new Instruction(programOf(table, ix.program), ix.accounts, table, ix.data, 1));
   } else if (t && typeof t === 'object' && t.message) {
     const m: Json = t.message;
     if (!Array.isArray(t.signatures) || typeof t.signatures[0] !== 'string') throw new ShapeError('no signature');
     signature = t.signatures[0];
     if (!Array.isArray(m.accountKeys)) throw new ShapeError('message without accountKeys');
     // jsonParsed lists every key (lookup-table ones too) as objects; json lists the static ones.
-    keys = typeof m.accountKeys[0] === 'object' ? m.accountKeys.map((k: Json) => k.pubkey) : [...m.accountKeys, ...loaded(meta)];
-    outerRaw = (key) => (Array.isArray(m.instructions) ? m.instructions : []).map((ix: Json) => rpcInstruction(ix, key, 1));
+    keys = new Keys(typeof m.accountKeys[0] === 'object' ? m.accountKeys.map((k: Json) => k.pubkey) : [...m.accountKeys, ...loadedKeys]);
+    const table = keys;
+    outer = (Array.isArray(m.instructions) ? m.instructions : []).map((ix: Json) => rpcInstruction(ix, table, 1));
   } else {
     throw new ShapeError('no transaction (expected a message, or base64 wire bytes)');
   }
-  const key = resolver(keys);
   return {
     signature,
     slot: num(rec.slot) ?? ctx.slot ?? null,
@@ -194,11 +260,11 @@ function fromRpc(rec: Json, ctx: TxContext): SolTx {
     txIndex: ctx.txIndex ?? null,
     seenAt: ctx.seenAt ?? null,
     failed: meta.err != null,
-    outer: outerRaw(key),
-    inner: innerOf(meta, key, false),
+    outer,
+    inner: innerOf(meta, keys, false),
     logs: Array.isArray(meta.logMessages) ? meta.logMessages : null,
-    preTokenBalances: tokenBalances(meta.preTokenBalances, key),
-    postTokenBalances: tokenBalances(meta.postTokenBalances, key),
+    preTokenBalances: tokenBalances(meta.preTokenBalances, keys),
+    postTokenBalances: tokenBalances(meta.postTokenBalances, keys),
   };
 }
 
@@ -207,11 +273,8 @@ function fromYellowstone(info: Json, slot: unknown, ctx: TxContext): SolTx {
   const meta: Json = info.meta;
   const m: Json | undefined = info.transaction?.message;
   if (!meta || !m) throw new ShapeError('Yellowstone transaction without message or meta');
-  const staticKeys = (m.accountKeys ?? m.account_keys ?? []).map((k: unknown) => bs58.encode(bytesOf(k, 'account key')));
-  const loadedKeys = [...(meta.loadedWritableAddresses ?? meta.loaded_writable_addresses ?? []), ...(meta.loadedReadonlyAddresses ?? meta.loaded_readonly_addresses ?? [])].map(
-    (k: unknown) => bs58.encode(bytesOf(k, 'loaded address')),
-  );
-  const key = resolver([...staticKeys, ...loadedKeys]);
+  const raw = [...(m.accountKeys ?? m.account_keys ?? []), ...(meta.loadedWritableAddresses ?? meta.loaded_writable_addresses ?? []), ...(meta.loadedReadonlyAddresses ?? meta.loaded_readonly_addresses ?? [])];
+  const keys = new Keys(raw.map((k: unknown) => bytesOf(k, 'account key')));
   const err = meta.err;
   const logs = meta.logMessages ?? meta.log_messages;
   const logsNone = meta.logMessagesNone ?? meta.log_messages_none;
@@ -223,16 +286,11 @@ function fromYellowstone(info: Json, slot: unknown, ctx: TxContext): SolTx {
     txIndex: num(info.index) ?? ctx.txIndex ?? null,
     seenAt: ctx.seenAt ?? null,
     failed: err != null && !(typeof err === 'object' && bytesOf(err.err ?? new Uint8Array(0), 'err').length === 0),
-    outer: (m.instructions ?? []).map((ix: Json) => ({
-      program: key(ix.programIdIndex ?? ix.program_id_index),
-      accounts: Array.from(bytesOf(ix.accounts ?? new Uint8Array(0), 'accounts'), key),
-      data: bytesOf(ix.data ?? new Uint8Array(0), 'data'),
-      stackHeight: 1,
-    })),
-    inner: innerNone ? null : innerOf(meta, key, true),
+    outer: (m.instructions ?? []).map((ix: Json) => yellowstoneInstruction(ix, keys, 1)),
+    inner: innerNone ? null : innerOf(meta, keys, true),
     logs: logsNone || !Array.isArray(logs) ? null : logs,
-    preTokenBalances: tokenBalances(meta.preTokenBalances ?? meta.pre_token_balances, key),
-    postTokenBalances: tokenBalances(meta.postTokenBalances ?? meta.post_token_balances, key),
+    preTokenBalances: tokenBalances(meta.preTokenBalances ?? meta.pre_token_balances, keys),
+    postTokenBalances: tokenBalances(meta.postTokenBalances ?? meta.post_token_balances, keys),
   };
 }
 
