@@ -142,7 +142,13 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   Candles: obj({ pool_address: ref('Address'), interval: str(), mode: str(), currency: str(), candles: arr(ref('Candle'), 'Oldest first.') }),
   SolPrice: obj({ price_usd: num(), updated_at: int('Time of the quote_price event it comes from.') }),
-  Health: obj({ status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ() }),
+  Health: obj({
+    status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ(),
+    source_state: nullable(obj({
+      connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
+      pending: int('signatures announced, not yet fetched'), fetched: int(), failed: int('signatures given up (dead letters)'), rate_limited: int('HTTP 429 answers'),
+    }, 'A live Solana source (solana-ws:): its connection and fetches; null for the simulator and files.')),
+  }),
 };
 
 /** What the document says about one route. `data` is the success envelope's data; `raw` a body outside the envelope. */
