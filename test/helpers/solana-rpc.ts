@@ -32,6 +32,13 @@ export class FakeRpc {
   readonly notYet = new Map<string, number>();
   private nextSub = 100;
   private subscribed: (() => void) | null = null;
+  private waiters: Array<{ count: number; resolve: () => void }> = [];
+
+  /** Resolves once `count` logsSubscribe requests have been answered since start. */
+  untilSubscriptions(count: number): Promise<void> {
+    if (this.subscriptions.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ count, resolve }));
+  }
 
   async start(port = 0) {
     this.server = createServer((req, res) => {
@@ -63,6 +70,7 @@ export class FakeRpc {
         this.subscriptions.push({ socket, program: msg.params[0].mentions[0], id });
         socket.send(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: id }));
         if (this.live().length === PROGRAMS.length) this.subscribed?.();
+        this.waiters = this.waiters.filter((w) => !(this.subscriptions.length >= w.count && (w.resolve(), true)));
       });
     });
     await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));

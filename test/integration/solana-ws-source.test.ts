@@ -162,3 +162,28 @@ describe('mds serve --source solana-ws:', () => {
     }
   });
 });
+
+describe('solana-ws source, a stalled connection', () => {
+  it('a WebSocket that stops answering pings is ended and opened again; announcements go on', async () => {
+    rpc = new FakeRpc();
+    await rpc.start();
+    const engine = await temp.open();
+    const source = solanaWsSource({ url: `ws://127.0.0.1:${rpc.port}`, log: silentLogger(), backoffMinMs: 1, backoffMaxMs: 5, pingMs: 40 });
+    const running = engine.runSource(source);
+    await rpc.untilSubscribed();
+    const first = rpc.live();
+    // The server stops reading its sockets: no pong comes back, nothing is closed.
+    for (const s of first) (s.socket as any)._socket.pause();
+    await rpc.untilSubscriptions(2 * PROGRAMS.length);
+    const second = rpc.subscriptions.slice(PROGRAMS.length);
+    expect(second.every((s) => first.every((f) => f.socket !== s.socket))).toBe(true);
+    for (const s of first) s.socket.terminate();
+    rpc.notify(0);
+    const events = [...new SolanaDecoder().decodeValue(TXS[0]!.record)].flatMap((d) => d.events).length;
+    await applied(engine, events);
+    expect(engine.query.status().sourceState).toMatchObject({ connected: true, fetched: 1 });
+    expect((engine.query.status().sourceState as any).reconnects).toBeGreaterThanOrEqual(1);
+    await engine.stop();
+    await running;
+  });
+});
