@@ -59,7 +59,7 @@ program
   .addOption(dataOption())
   .option('--port <n>', 'port (default 8080; 0 = any free port)', int('--port'))
   .option('--host <addr>', 'address to bind (default 127.0.0.1)')
-  .option('--source <spec>', 'sim (default), ndjson:<path>, ndjson:-, solana-ws:<RPC WebSocket URL> or none')
+  .option('--source <spec>', 'sim (default), ndjson:<path>, ndjson:-, solana-ws:<RPC WebSocket URL>, yellowstone:<gRPC endpoint> (token: MDS_YELLOWSTONE_TOKEN) or none')
   .addOption(new Option('--clock <kind>', 'wall (default) or event time').choices(['wall', 'event']))
   .addOption(configOption())
   .option('--log-level <level>', 'fatal, error, warn, info (default), debug, trace, silent')

@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import type { EngineStatus, Query, SolPrice } from './query.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
+import { yellowstoneSource } from './sources/solana/yellowstone-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
@@ -438,12 +439,16 @@ export class Engine {
     return true;
   }
 
-  /** Resolves the `--source` name: ndjson:<path>, solana-ws:<url>, sim (once registered) or none. */
+  /** Resolves the `--source` name: ndjson:<path>, solana-ws:<url>, yellowstone:<endpoint>, sim (once registered) or none. */
   createSource(spec: string): Source | null {
     if (spec === 'none') return null;
     if (spec.startsWith('ndjson:')) {
       const path = spec.slice('ndjson:'.length);
       return ndjsonSource({ path, lineBytesMax: this.config.ingest.lineBytesMax, progress: path !== '-' && process.stderr.isTTY === true });
+    }
+    if (spec.startsWith('yellowstone:')) {
+      const endpoint = spec.slice('yellowstone:'.length);
+      return yellowstoneSource({ endpoint, token: this.config.yellowstoneToken, log: this.log.child({ part: 'source' }) });
     }
     if (spec.startsWith('solana-ws:')) {
       return solanaWsSource({ url: spec.slice('solana-ws:'.length), log: this.log.child({ part: 'source' }) });

@@ -43,3 +43,8 @@ export interface Source {
   /** A live source's state for /health (connected, reconnects, last slot...), in snake_case. */
   state?(): object;
 }
+
+/** A live source, whose state() is typed. */
+export interface LiveSource<S extends object> extends Source {
+  state(): S;
+}

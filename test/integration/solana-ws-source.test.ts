@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../engine/log.ts';
 import { PROGRAMS, SolanaDecoder } from '../../engine/sources/solana/decode.ts';
 import { solanaWsSource } from '../../engine/sources/solana/ws-source.ts';
-import type { Engine } from '../../engine/system.ts';
-import { useTempEngine } from '../helpers/engine-server.ts';
+import { untilApplied, useTempEngine } from '../helpers/engine-server.ts';
 import { FakeRpc, TXS } from '../helpers/solana-rpc.ts';
 import { TestClient } from '../helpers/ws.ts';
 import { listeningPort } from '../helpers/serve-child.ts';
@@ -27,19 +26,6 @@ afterEach(async () => {
   rpc = null;
 });
 
-/** Resolves once `count` events have been applied by the engine. */
-function applied(engine: Engine, count: number): Promise<void> {
-  return new Promise((resolve) => {
-    let n = engine.query.status().ingested;
-    if (n >= count) return resolve();
-    const sub = engine.events$.subscribe(() => {
-      if (++n >= count) {
-        sub.unsubscribe();
-        resolve();
-      }
-    });
-  });
-}
 
 describe('solana-ws source', () => {
   it('subscribes to both programs, fetches each announced transaction once, retries a 429 and a not-yet; a server restart loses and duplicates nothing', async () => {
@@ -56,7 +42,7 @@ describe('solana-ws source', () => {
     const half = Math.floor(TXS.length / 2);
     for (let i = 0; i < half; i++) rpc.notify(i);
     const firstHalf = TXS.slice(0, half).flatMap((t) => [...new SolanaDecoder().decodeValue(t.record)].flatMap((d) => d.events)).length;
-    await applied(engine, firstHalf);
+    await untilApplied(engine, firstHalf);
     expect(engine.query.status().sourceState).toMatchObject({ connected: true, reconnects: 0, rate_limited: 1, failed: 0 });
 
     // The server dies and comes back on its port; the source reconnects and resubscribes.
@@ -67,7 +53,7 @@ describe('solana-ws source', () => {
     await rpc.untilSubscribed();
     rpc.notify(0); // announced again after the restart: not fetched again
     for (let i = half; i < TXS.length; i++) rpc.notify(i);
-    await applied(engine, expected.length);
+    await untilApplied(engine, expected.length);
     expect(rpc.requests).not.toContain(TXS[0]!.signature);
     expect(new Set(rpc.requests).size).toBe(rpc.requests.length);
 
@@ -180,7 +166,7 @@ describe('solana-ws source, a stalled connection', () => {
     for (const s of first) s.socket.terminate();
     rpc.notify(0);
     const events = [...new SolanaDecoder().decodeValue(TXS[0]!.record)].flatMap((d) => d.events).length;
-    await applied(engine, events);
+    await untilApplied(engine, events);
     expect(engine.query.status().sourceState).toMatchObject({ connected: true, fetched: 1 });
     expect((engine.query.status().sourceState as any).reconnects).toBeGreaterThanOrEqual(1);
     await engine.stop();

@@ -144,10 +144,16 @@ export const SCHEMAS: Record<string, Schema> = {
   SolPrice: obj({ price_usd: num(), updated_at: int('Time of the quote_price event it comes from.') }),
   Health: obj({
     status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ(),
-    source_state: nullable(obj({
-      connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
-      pending: int('signatures announced, not yet fetched'), fetched: int(), failed: int('signatures given up (dead letters)'), rate_limited: int('HTTP 429 answers'),
-    }, 'A live Solana source (solana-ws:): its connection and fetches; null for the simulator and files.')),
+    source_state: nullable({
+      type: 'object',
+      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed and rate_limited; yellowstone: adds transactions.',
+      properties: {
+        connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
+        pending: int('solana-ws: signatures announced, not yet fetched'), fetched: int('solana-ws'), failed: int('solana-ws: signatures given up (dead letters)'),
+        rate_limited: int('solana-ws: HTTP 429 answers'), transactions: int('yellowstone: transaction updates received'),
+      },
+      required: ['connected', 'reconnects', 'last_slot', 'last_event_at'],
+    }),
   }),
 };
 

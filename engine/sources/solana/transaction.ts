@@ -296,6 +296,7 @@ function fromYellowstone(info: Json, slot: unknown, ctx: TxContext): SolTx {
 
 /** Seconds of a protobuf Timestamp ({seconds, nanos}), as Yellowstone's `created_at`. */
 function timestampSeconds(ts: unknown): number | null {
+  if (ts instanceof Date) return Math.floor(ts.getTime() / 1000); // ts-proto's generated codecs
   if (!ts || typeof ts !== 'object') return null;
   const s = num((ts as Json).seconds);
   return s;

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import type { IngestSink, Source } from '../source.ts';
+import type { IngestSink, LiveSource } from '../source.ts';
 import { PROGRAMS, SolanaDecoder } from './decode.ts';
+import { abortableSleep, backoffMs, deadLetterTo, submitDecoded } from './live.ts';
 
 /**
  * `solana-ws:<url>`: a plain Solana RPC node. `logsSubscribe` (one subscription per
@@ -47,7 +48,7 @@ export interface SourceState {
 /** Signatures remembered to fetch each once. */
 const SEEN_MAX = 50_000;
 
-export function solanaWsSource(options: SolanaWsOptions): Source & { state(): SourceState } {
+export function solanaWsSource(options: SolanaWsOptions): LiveSource<SourceState> {
   const httpUrl = options.httpUrl ?? options.url.replace(/^ws(s?):/, 'http$1:');
   const concurrency = options.concurrency ?? 8;
   const attempts = options.attempts ?? 6;
@@ -56,7 +57,7 @@ export function solanaWsSource(options: SolanaWsOptions): Source & { state(): So
   const pingMs = options.pingMs ?? 20_000;
   const log = options.log;
   const state: SourceState = { connected: false, reconnects: 0, last_slot: null, last_event_at: null, pending: 0, fetched: 0, failed: 0, rate_limited: 0 };
-  const backoff = (attempt: number) => Math.min(maxMs, minMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+  const backoff = (attempt: number) => backoffMs(attempt, minMs, maxMs);
   const name = `solana-ws:${options.url}`;
 
   async function run(sink: IngestSink, signal: AbortSignal): Promise<void> {
@@ -65,16 +66,8 @@ export function solanaWsSource(options: SolanaWsOptions): Source & { state(): So
     const queue: Array<{ signature: string; slot: number }> = [];
     let active = 0;
     let idle: (() => void) | null = null;
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
-
-    const deadLetter = (reason: string, raw: unknown) => {
-      if (sink.deadLetter) sink.deadLetter('source', reason, raw, name);
-      else log.warn({ source: name, reason }, 'dropped');
-    };
+    const sleep = abortableSleep(signal);
+    const deadLetter = deadLetterTo(sink, log, name);
 
     async function fetchOne(signature: string, slot: number): Promise<void> {
       for (let attempt = 0; attempt < attempts && !signal.aborted; attempt++) {
@@ -116,19 +109,8 @@ export function solanaWsSource(options: SolanaWsOptions): Source & { state(): So
     }
 
     async function apply(record: unknown, slot: number) {
-      for (const tx of decoder.decodeValue(record, 'rpc', { slot })) {
-        if (tx.skipped) {
-          if (tx.skipped !== 'failed transaction (meta.err set)') deadLetter(tx.skipped, { signature: tx.signature });
-          continue;
-        }
-        for (const r of tx.rejects) deadLetter(r.reason, { signature: tx.signature, event: r.event });
-        for (const event of tx.events) {
-          const wait = sink.writable();
-          if (wait) await wait;
-          sink.submit(event, name);
-        }
-        if (tx.events.length) state.last_event_at = Date.now();
-      }
+      const { events } = await submitDecoded(decoder.decodeValue(record, 'rpc', { slot }), sink, deadLetter, name);
+      if (events) state.last_event_at = Date.now();
     }
 
     function pump() {
