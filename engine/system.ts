@@ -18,7 +18,6 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import type { EngineStatus, Query, SolPrice } from './query.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
-import { yellowstoneSource } from './sources/solana/yellowstone-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
@@ -447,8 +446,19 @@ export class Engine {
       return ndjsonSource({ path, lineBytesMax: this.config.ingest.lineBytesMax, progress: path !== '-' && process.stderr.isTTY === true });
     }
     if (spec.startsWith('yellowstone:')) {
+      // gRPC and the Geyser codecs load only when this source runs (they load a native module).
       const endpoint = spec.slice('yellowstone:'.length);
-      return yellowstoneSource({ endpoint, token: this.config.yellowstoneToken, log: this.log.child({ part: 'source' }) });
+      let inner: Source | null = null;
+      return {
+        name: spec,
+        finite: false,
+        run: async (sink, signal) => {
+          const { yellowstoneSource } = await import('./sources/solana/yellowstone-source.ts');
+          inner = yellowstoneSource({ endpoint, token: this.config.yellowstoneToken, log: this.log.child({ part: 'source' }) });
+          return inner.run(sink, signal);
+        },
+        state: () => inner?.state?.() ?? { connected: false, reconnects: 0, last_slot: null, last_event_at: null },
+      };
     }
     if (spec.startsWith('solana-ws:')) {
       return solanaWsSource({ url: spec.slice('solana-ws:'.length), log: this.log.child({ part: 'source' }) });
