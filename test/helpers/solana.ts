@@ -212,3 +212,26 @@ export function rpcTransaction(tx: {
 
 /** A self-CPI event instruction's data: Anchor's tag, then the event. */
 export const selfCpi = (event: Buffer) => Buffer.concat([Buffer.from('e445a52e51cb9a1d', 'hex'), event]);
+
+/**
+ * PriceUpdateV2 account data (Pyth's SDK layout, engine/sources/solana/pyth.ts): for
+ * tests, as no fixture holds one. `partial`: verification level Partial (2 bytes).
+ */
+export function priceUpdateV2(o: { feed: string; price: bigint; exponent: number; publishTime: number; partial?: boolean }): Buffer {
+  const head = Buffer.concat([
+    Buffer.from('22f123639d7ef4cd', 'hex'), // sha256("account:PriceUpdateV2")[..8]
+    Buffer.alloc(32, 7), // write authority
+    o.partial ? Buffer.of(0, 5) : Buffer.of(1),
+    Buffer.from(o.feed, 'hex'),
+  ]);
+  const body = Buffer.alloc(8 + 8 + 4 + 8 + 8 + 8 + 8 + 8);
+  body.writeBigInt64LE(o.price, 0);
+  body.writeBigUInt64LE(1_000_000n, 8);
+  body.writeInt32LE(o.exponent, 16);
+  body.writeBigInt64LE(BigInt(o.publishTime), 20);
+  body.writeBigInt64LE(BigInt(o.publishTime - 1), 28);
+  body.writeBigInt64LE(o.price, 36);
+  body.writeBigUInt64LE(1_000_000n, 44);
+  body.writeBigUInt64LE(380_000_000n, 52); // posted_slot
+  return Buffer.concat([head, body]);
+}

@@ -7,8 +7,9 @@ import { silentLogger } from '../../engine/log.ts';
 import { PROGRAMS, SolanaDecoder } from '../../engine/sources/solana/decode.ts';
 import { GEYSER_SERVICE, yellowstoneSource } from '../../engine/sources/solana/yellowstone-source.ts';
 import { untilApplied, useTempEngine } from '../helpers/engine-server.ts';
+import { PYTH_SOL_USD_ACCOUNT, PYTH_SOL_USD_FEED } from '../../engine/sources/solana/pyth.ts';
 import { listeningPort } from '../helpers/serve-child.ts';
-import { readFixture, referenceTransactions, toYellowstone } from '../helpers/solana.ts';
+import { priceUpdateV2, readFixture, referenceTransactions, toYellowstone } from '../helpers/solana.ts';
 import { TestClient } from '../helpers/ws.ts';
 
 const MDS = fileURLToPath(new URL('../../bin/mds.js', import.meta.url));
@@ -74,6 +75,12 @@ class FakeGeyser {
           this.tokens.push(call.metadata.get('x-token')[0]);
           const from = req.fromSlot === undefined ? 0 : Number(req.fromSlot);
           const send = () => {
+            for (const account of Object.values(req.accounts).flatMap((f) => f.account)) {
+              if (account !== PYTH_SOL_USD_ACCOUNT) continue;
+              // Pyth's SOL/USD account as the subscription's first update.
+              const data = priceUpdateV2({ feed: PYTH_SOL_USD_FEED, price: 14_523_456_789n, exponent: -8, publishTime: UPDATES[0]!.rpc.blockTime });
+              call.write(SubscribeUpdate.fromPartial({ filters: ['mds_sol_usd'], account: { account: { pubkey: Buffer.alloc(32), data, owner: Buffer.alloc(32) }, slot: String(UPDATES[0]!.slot) } }));
+            }
             let sent = 0;
             for (const u of UPDATES) {
               if (u.slot < from) continue;
@@ -108,13 +115,16 @@ describe('yellowstone source', () => {
     const engine = await temp.open();
     const source = yellowstoneSource({ endpoint: `http://127.0.0.1:${geyser.port}`, token: 'secret', log: silentLogger(), pingMs: 50 });
     const running = engine.runSource(source);
-    await untilApplied(engine, TOTAL);
+    await untilApplied(engine, TOTAL + 1);
     const [request] = geyser.requests;
     expect(request!.transactions.mds).toMatchObject({ vote: false, failed: false, accountInclude: [...PROGRAMS] });
     expect(request!.commitment).toBe(1);
     expect(request!.fromSlot).toBeUndefined();
-    expect(engine.query.status()).toMatchObject({ ingested: TOTAL, deadLetters: 0 });
-    expect(source.state()).toMatchObject({ connected: true, reconnects: 0, transactions: UPDATES.length, last_slot: UPDATES.at(-1)!.slot });
+    expect(request!.accounts.mds_sol_usd).toMatchObject({ account: [PYTH_SOL_USD_ACCOUNT] });
+    expect(engine.query.status()).toMatchObject({ ingested: TOTAL + 1, deadLetters: 0 });
+    expect(source.state()).toMatchObject({ connected: true, reconnects: 0, transactions: UPDATES.length, last_slot: UPDATES.at(-1)!.slot, sol_price_updates: 1 });
+    // SOL/USD from Pyth's account in the same subscription.
+    expect(engine.query.solPrice()).toEqual({ price_usd: 145.23456789, updated_at: UPDATES[0]!.rpc.blockTime * 1000 });
     // It pings; answered, the stream stays up through several periods.
     await geyser.until(() => geyser!.requests.filter((r) => r.ping).length >= 3);
     expect(geyser.subscriptions()).toHaveLength(1);
@@ -131,16 +141,17 @@ describe('yellowstone source', () => {
     const source = yellowstoneSource({ endpoint: `http://127.0.0.1:${geyser.port}`, log: silentLogger(), pingMs: 1_000, backoffMinMs: 5, backoffMaxMs: 20 });
     const running = engine.runSource(source);
     const firstThree = EVENTS.slice(0, 3).reduce((a, b) => a + b, 0);
-    await untilApplied(engine, firstThree);
+    await untilApplied(engine, firstThree + 1); // and the SOL price
     const port = geyser.port;
     geyser.stop();
     geyser = new FakeGeyser();
     await geyser.start(port);
-    await untilApplied(engine, TOTAL);
+    await untilApplied(engine, TOTAL + 1);
     // The second subscription starts at the third update's slot: it comes again and is dropped as a duplicate.
     const resumed = geyser.subscriptions()[0]!;
     expect(resumed.fromSlot).toBe(String(UPDATES[2]!.slot));
-    expect(engine.query.status()).toMatchObject({ ingested: TOTAL, deadLetters: 0 });
+    // Every event and the SOL price once (the price, sent again on resubscription, is a duplicate).
+    expect(engine.query.status()).toMatchObject({ ingested: TOTAL + 1, deadLetters: 0 });
     expect(source.state().reconnects).toBeGreaterThanOrEqual(1);
     await engine.stop();
     await running;
@@ -158,8 +169,8 @@ describe('yellowstone source', () => {
     expect(geyser.subscriptions()[1]!.fromSlot).toBe(String(UPDATES[1]!.slot));
     geyser.answerPings = true;
     geyser.stopAfter = Infinity;
-    await untilApplied(engine, TOTAL);
-    expect(engine.query.status()).toMatchObject({ ingested: TOTAL, deadLetters: 0 });
+    await untilApplied(engine, TOTAL + 1);
+    expect(engine.query.status()).toMatchObject({ ingested: TOTAL + 1, deadLetters: 0 });
     expect(source.state().reconnects).toBeGreaterThanOrEqual(1);
     await engine.stop();
     await running;
@@ -195,8 +206,8 @@ describe('mds serve --source yellowstone:', () => {
       // Each answer of /health is awaited before the next is asked: no timer.
       let health: any;
       do health = (await (await fetch(`${base}/health`)).json()).data;
-      while (health.ingested < TOTAL);
-      expect(health).toMatchObject({ ingested: TOTAL, dead_letters: 0, source: `yellowstone:http://127.0.0.1:${geyser.port}` });
+      while (health.ingested < TOTAL + 1);
+      expect(health).toMatchObject({ ingested: TOTAL + 1, dead_letters: 0, source: `yellowstone:http://127.0.0.1:${geyser.port}` });
       expect(health.source_state).toMatchObject({ connected: true, reconnects: 0, transactions: UPDATES.length });
       const pool = await (await fetch(`${base}/v1/pools/${curve}`, { headers: { authorization: `Bearer ${key}` } })).json();
       expect(pool.data.totals).toMatchObject({ trade_count: 1 });

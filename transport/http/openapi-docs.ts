@@ -146,11 +146,12 @@ export const SCHEMAS: Record<string, Schema> = {
     status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int(), dead_letters: int(), source: str(), source_done: boolQ(),
     source_state: nullable({
       type: 'object',
-      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed and rate_limited; yellowstone: adds transactions.',
+      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed and rate_limited; yellowstone: adds transactions and sol_price_updates.',
       properties: {
         connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
         pending: int('solana-ws: signatures announced, not yet fetched'), fetched: int('solana-ws'), failed: int('solana-ws: signatures given up (dead letters)'),
         rate_limited: int('solana-ws: HTTP 429 answers'), transactions: int('yellowstone: transaction updates received'),
+        sol_price_updates: int("yellowstone: SOL/USD updates from Pyth's price feed account"),
       },
       required: ['connected', 'reconnects', 'last_slot', 'last_event_at'],
     }),

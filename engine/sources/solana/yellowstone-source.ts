@@ -4,6 +4,7 @@ import { CommitmentLevel, SubscribeRequest, SubscribeUpdate } from '@triton-one/
 import type { IngestSink, LiveSource } from '../source.ts';
 import { PROGRAMS, SolanaDecoder } from './decode.ts';
 import { abortableSleep, backoffMs, deadLetterTo, submitDecoded } from './live.ts';
+import { PYTH_SOL_USD_ACCOUNT, solPriceEvent } from './pyth.ts';
 
 /**
  * `yellowstone:<endpoint>`: a Yellowstone (Geyser) gRPC endpoint. One bidirectional
@@ -14,7 +15,8 @@ import { abortableSleep, backoffMs, deadLetterTo, submitDecoded } from './live.t
  * goes quiet past two ping periods it is opened again after a backoff with jitter,
  * with `fromSlot` = the last slot it delivered, so nothing is lost and what comes twice
  * is dropped by the gate's identities. The token (x-token) comes from
- * MDS_YELLOWSTONE_TOKEN.
+ * MDS_YELLOWSTONE_TOKEN. The same subscription follows Pyth's SOL/USD account, so wSOL's
+ * USD price needs no other feed (pyth.ts).
  */
 
 export const GEYSER_SUBSCRIBE = {
@@ -38,6 +40,8 @@ export interface YellowstoneOptions {
   pingMs?: number;
   backoffMinMs?: number;
   backoffMaxMs?: number;
+  /** Subscribe to Pyth's SOL/USD account too, for wSOL quote_price events (default true). */
+  solPrice?: boolean;
 }
 
 export interface YellowstoneState {
@@ -46,6 +50,7 @@ export interface YellowstoneState {
   last_slot: number | null;
   last_event_at: number | null;
   transactions: number;
+  sol_price_updates: number;
 }
 
 export function yellowstoneSource(options: YellowstoneOptions): LiveSource<YellowstoneState> {
@@ -57,7 +62,7 @@ export function yellowstoneSource(options: YellowstoneOptions): LiveSource<Yello
   const maxMs = options.backoffMaxMs ?? 30_000;
   const log = options.log;
   const name = `yellowstone:${options.endpoint}`;
-  const state: YellowstoneState = { connected: false, reconnects: 0, last_slot: null, last_event_at: null, transactions: 0 };
+  const state: YellowstoneState = { connected: false, reconnects: 0, last_slot: null, last_event_at: null, transactions: 0, sol_price_updates: 0 };
   const backoff = (attempt: number) => backoffMs(attempt, minMs, maxMs);
   const Client = grpc.makeGenericClientConstructor(GEYSER_SERVICE, 'Geyser');
 
@@ -97,6 +102,8 @@ export function yellowstoneSource(options: YellowstoneOptions): LiveSource<Yello
         call.write(
           SubscribeRequest.fromPartial({
             transactions: { mds: { vote: false, failed: false, accountInclude: [...PROGRAMS], accountExclude: [], accountRequired: [] } },
+            // SOL/USD in the same subscription: Pyth's price feed account (pyth.ts).
+            ...(options.solPrice !== false ? { accounts: { mds_sol_usd: { account: [PYTH_SOL_USD_ACCOUNT], owner: [], filters: [] } } } : {}),
             commitment: CommitmentLevel.CONFIRMED,
             // The last slot delivered, again: nothing lost; its repeats are dropped by identity.
             ...(state.last_slot !== null ? { fromSlot: String(state.last_slot) } : {}),
@@ -107,6 +114,18 @@ export function yellowstoneSource(options: YellowstoneOptions): LiveSource<Yello
           state.connected = true;
           if (update.ping) {
             call.write(SubscribeRequest.fromPartial({ ping: { id: ++pingId } }));
+            return;
+          }
+          if (update.account?.account) {
+            const data = update.account.account.data;
+            chain = chain.then(async () => {
+              const event = solPriceEvent(data);
+              if ('error' in event) return deadLetter(event.error, { account: PYTH_SOL_USD_ACCOUNT, slot: update.account!.slot });
+              const wait = sink.writable();
+              if (wait) await wait;
+              sink.submit(event, name);
+              state.sol_price_updates++;
+            });
             return;
           }
           if (!update.transaction) return;
