@@ -123,7 +123,7 @@ export class Engine {
     this.config = options.config;
     this.log = options.log ?? silentLogger();
     this.clock = options.clock ?? createClock(options.config.clock);
-    this.metrics = createMetrics();
+    this.metrics = createMetrics(() => this.source?.state?.() ?? null);
     this.storage = openStorage(options.config.data);
     this.gate = new IngestGate({
       storage: this.storage,

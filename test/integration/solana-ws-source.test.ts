@@ -132,6 +132,11 @@ describe('mds serve --source solana-ws:', () => {
       while (health.ingested < expected);
       expect(health).toMatchObject({ ingested: expected, dead_letters: 0, source: `solana-ws:ws://127.0.0.1:${rpc.port}`, source_done: null });
       expect(health.source_state).toMatchObject({ connected: true, reconnects: 0, fetched: TXS.length, failed: 0, pending: 0 });
+      // /metrics counts them too.
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toContain('mds_source_state{field="connected"} 1');
+      expect(metrics).toContain(`mds_source_state{field="fetched"} ${TXS.length}`);
+      expect(metrics).toContain('mds_source_state{field="reconnects"} 0');
       // Over HTTP: the curve and its trade (the trade lists cover 30 days back from the
       // event clock, the newest fixture's time: this 2024 trade shows in the pool's totals).
       const pool = await (await fetch(`${base}/v1/pools/${curve}`, { headers })).json();
