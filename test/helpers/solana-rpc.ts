@@ -32,6 +32,10 @@ export class FakeRpc {
   readonly notYet = new Map<string, number>();
   private nextSub = 100;
   private subscribed: (() => void) | null = null;
+  /** On: getTransaction requests wait unanswered (until stop answers them 503). */
+  holdAnswers = false;
+  private heldAnswers: Array<() => void> = [];
+  requested: (() => void) | null = null;
   private waiters: Array<{ count: number; resolve: () => void }> = [];
 
   /** Resolves once `count` logsSubscribe requests have been answered since start. */
@@ -50,6 +54,11 @@ export class FakeRpc {
         expect(msg.method).toBe('getTransaction');
         expect(config).toEqual({ encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
         this.requests.push(signature);
+        this.requested?.();
+        if (this.holdAnswers) {
+          this.heldAnswers.push(() => res.writeHead(503).end());
+          return;
+        }
         if (this.limited.delete(signature)) {
           res.writeHead(429, { 'retry-after': '0' }).end('{}');
           return;
@@ -100,6 +109,7 @@ export class FakeRpc {
   }
 
   async stop() {
+    for (const answer of this.heldAnswers.splice(0)) answer();
     for (const c of this.wss.clients) c.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     this.server.closeAllConnections();

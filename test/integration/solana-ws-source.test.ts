@@ -101,6 +101,25 @@ describe('solana-ws source', () => {
   });
 });
 
+describe('solana-ws source, stopped with fetches in flight and queued', () => {
+  it('resolves its run (the engine stops) though signatures wait in its queue', async () => {
+    rpc = new FakeRpc();
+    rpc.holdAnswers = true;
+    await rpc.start();
+    const engine = await temp.open();
+    const source = solanaWsSource({ url: `ws://127.0.0.1:${rpc.port}`, log: silentLogger(), concurrency: 1 });
+    const running = engine.runSource(source);
+    await rpc.untilSubscribed();
+    const asked = new Promise<void>((resolve) => (rpc!.requested = resolve));
+    for (let i = 0; i < 3; i++) rpc.notify(i);
+    await asked;
+    expect(source.state().pending).toBe(3); // one in flight, two queued
+    await engine.stop();
+    await running;
+    expect(rpc.requests).toHaveLength(1);
+  });
+});
+
 describe('mds serve --source solana-ws:', () => {
   it('serves the trades of the announced transactions over HTTP and WS; /health shows the source connected', async () => {
     rpc = new FakeRpc();

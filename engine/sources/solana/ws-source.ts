@@ -120,7 +120,7 @@ export function solanaWsSource(options: SolanaWsOptions): LiveSource<SourceState
         fetchOne(signature, slot).finally(() => {
           active--;
           state.pending = queue.length + active;
-          if (active === 0 && queue.length === 0) idle?.();
+          if (active === 0 && (queue.length === 0 || signal.aborted)) idle?.();
           pump();
         });
       }
