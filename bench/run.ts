@@ -22,6 +22,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),
   pipe: () => import('./pipe.ts'),
+  'solana-decode': () => import('./solana-decode.ts'),
 };
 
 export interface BenchResult {

@@ -4,7 +4,7 @@ import { createLogger } from './log.ts';
 
 /**
  * The command-line contract (operators, scripts and black-box tests drive the
- * service through it): serve, replay, sim, keys. Exit 0 on success, 2 on a usage
+ * service through it): serve, replay, sim, decode, keys. Exit 0 on success, 2 on a usage
  * error (with a message on stderr), 1 on a failure at run time.
  */
 
@@ -59,7 +59,7 @@ program
   .addOption(dataOption())
   .option('--port <n>', 'port (default 8080; 0 = any free port)', int('--port'))
   .option('--host <addr>', 'address to bind (default 127.0.0.1)')
-  .option('--source <spec>', 'sim (default), ndjson:<path>, ndjson:- or none')
+  .option('--source <spec>', 'sim (default), ndjson:<path>, ndjson:-, solana-ws:<RPC WebSocket URL>, yellowstone:<gRPC endpoint> (token: MDS_YELLOWSTONE_TOKEN) or none')
   .addOption(new Option('--clock <kind>', 'wall (default) or event time').choices(['wall', 'event']))
   .addOption(configOption())
   .option('--log-level <level>', 'fatal, error, warn, info (default), debug, trace, silent')
@@ -112,6 +112,20 @@ program
       progress: process.stderr.isTTY === true,
     });
     process.stderr.write(`wrote ${result.events} events (${result.bytes} bytes) to ${opts.out}\n`);
+  });
+
+program
+  .command('decode')
+  .description('decode recorded Solana transactions (pump.fun, PumpSwap) into INGEST NDJSON on stdout; a summary on stderr')
+  .argument('<file>', 'a JSON document or NDJSON (one transaction, block or update a line), or - for stdin')
+  .addOption(new Option('--format <format>', 'input shape: auto (default), rpc (getTransaction, getBlock, blockSubscribe) or yellowstone').choices(['auto', 'rpc', 'yellowstone']).default('auto'))
+  .action(async (file: string, opts) => {
+    const { createReadStream, existsSync } = await import('node:fs');
+    const { decodeStream, formatSummary } = await import('./sources/solana/decode-file.ts');
+    if (file !== '-' && !existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    const input = file === '-' ? process.stdin : createReadStream(file);
+    const summary = await decodeStream(input, process.stdout, opts.format);
+    process.stderr.write(formatSummary(summary));
   });
 
 const keys = program.command('keys').description('create, list and revoke API keys');

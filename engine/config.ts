@@ -37,7 +37,7 @@ export const DEFAULT_PLANS: Record<PlanName, PlanLimits> = {
   scale: { rps: 500, in_flight: 100, monthly_requests: 200_000_000, ws_connections: 50, watched_items: 10_000 },
 };
 
-export const SOURCE_PATTERN = /^(sim|none|ndjson:.+)$/;
+export const SOURCE_PATTERN = /^(sim|none|ndjson:.+|solana-ws:wss?:\/\/.+|yellowstone:https?:\/\/.+)$/;
 
 export const configSchema = z
   .object({
@@ -46,9 +46,10 @@ export const configSchema = z
     port: z.number().int().min(0).max(65535).default(8080).describe('HTTP and WebSocket port (0 = any free port)'),
     source: z
       .string()
-      .regex(SOURCE_PATTERN, 'expected sim, none, ndjson:<path> or ndjson:-')
+      .regex(SOURCE_PATTERN, 'expected sim, none, ndjson:<path>, ndjson:-, solana-ws:<ws:// or wss:// URL> or yellowstone:<http:// or https:// endpoint>')
       .default('sim')
-      .describe('event source: sim, ndjson:<path>, ndjson:- (stdin) or none'),
+      .describe('event source: sim, ndjson:<path>, ndjson:- (stdin), solana-ws:<RPC WebSocket URL>, yellowstone:<gRPC endpoint> or none'),
+    yellowstoneToken: z.string().min(1).optional().describe('x-token of the yellowstone: source (MDS_YELLOWSTONE_TOKEN)'),
     clock: z.enum(['wall', 'event']).default('wall').describe('wall time, or event time (latest event seen) for replays'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ingest: z
@@ -151,6 +152,7 @@ const ENV_MAP: Record<string, string[]> = {
   MDS_HOST: ['host'],
   MDS_PORT: ['port'],
   MDS_SOURCE: ['source'],
+  MDS_YELLOWSTONE_TOKEN: ['yellowstoneToken'],
   MDS_CLOCK: ['clock'],
   MDS_LOG_LEVEL: ['logLevel'],
   MDS_SIM_SEED: ['sim', 'seed'],

@@ -5,8 +5,21 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
  * and registries done right). Each engine owns its registry so that several engines
  * embedded in one process, or in one test run, never share counters.
  */
-export function createMetrics() {
+export function createMetrics(sourceState: () => object | null = () => null) {
   const registry = new Registry();
+  // A live source's numeric state (connected 0/1, reconnects, last_slot, fetched...), read at each scrape.
+  new Gauge({
+    name: 'mds_source_state',
+    help: "A live source's state by field (connected 1/0, reconnects, last_slot, last_event_at, pending, fetched, failed, rate_limited, transactions, sol_price_updates)",
+    labelNames: ['field'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [field, value] of Object.entries(sourceState() ?? {})) {
+        if (typeof value === 'number' || typeof value === 'boolean') this.set({ field }, Number(value));
+      }
+    },
+  });
   collectDefaultMetrics({ register: registry, prefix: 'mds_process_' });
   return {
     registry,

@@ -13,6 +13,8 @@ export interface EngineStatus {
   source: string;
   /** For a finite source: true once it is fully ingested; null for an endless one. */
   sourceDone: boolean | null;
+  /** A live source's own state (connected, reconnects, last slot...), or null. */
+  sourceState?: object | null;
 }
 
 export interface SolPrice {

@@ -17,6 +17,7 @@ import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { EngineStatus, Query, SolPrice } from './query.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
+import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
@@ -110,6 +111,7 @@ export class Engine {
   private state: EngineStatus['status'] = 'starting';
   private sourceName = 'none';
   private sourceDone: boolean | null = null;
+  private source: Source | null = null;
   private sourceAbort: AbortController | null = null;
   private sourceRun: Promise<void> | null = null;
   /** A checkpoint taken in slices, while under way. */
@@ -121,7 +123,7 @@ export class Engine {
     this.config = options.config;
     this.log = options.log ?? silentLogger();
     this.clock = options.clock ?? createClock(options.config.clock);
-    this.metrics = createMetrics();
+    this.metrics = createMetrics(() => this.source?.state?.() ?? null);
     this.storage = openStorage(options.config.data);
     this.gate = new IngestGate({
       storage: this.storage,
@@ -442,12 +444,30 @@ export class Engine {
     return true;
   }
 
-  /** Resolves the `--source` name: ndjson:<path>, sim (once registered) or none. */
+  /** Resolves the `--source` name: ndjson:<path>, solana-ws:<url>, yellowstone:<endpoint>, sim (once registered) or none. */
   createSource(spec: string): Source | null {
     if (spec === 'none') return null;
     if (spec.startsWith('ndjson:')) {
       const path = spec.slice('ndjson:'.length);
       return ndjsonSource({ path, lineBytesMax: this.config.ingest.lineBytesMax, progress: path !== '-' && process.stderr.isTTY === true });
+    }
+    if (spec.startsWith('yellowstone:')) {
+      // gRPC and the Geyser codecs load only when this source runs (they load a native module).
+      const endpoint = spec.slice('yellowstone:'.length);
+      let inner: Source | null = null;
+      return {
+        name: spec,
+        finite: false,
+        run: async (sink, signal) => {
+          const { yellowstoneSource } = await import('./sources/solana/yellowstone-source.ts');
+          inner = yellowstoneSource({ endpoint, token: this.config.yellowstoneToken, log: this.log.child({ part: 'source' }) });
+          return inner.run(sink, signal);
+        },
+        state: () => inner?.state?.() ?? { connected: false, reconnects: 0, last_slot: null, last_event_at: null },
+      };
+    }
+    if (spec.startsWith('solana-ws:')) {
+      return solanaWsSource({ url: spec.slice('solana-ws:'.length), log: this.log.child({ part: 'source' }) });
     }
     for (const factory of sourceFactories) {
       const source = factory(spec, this);
@@ -460,6 +480,7 @@ export class Engine {
   runSource(source: Source | null): Promise<void> {
     if (!source) return Promise.resolve();
     this.sourceName = source.name;
+    this.source = source;
     this.sourceDone = source.finite ? false : null;
     this.sourceAbort = new AbortController();
     this.sourceRun = source.run(this.gate, this.sourceAbort.signal).then(async () => {
@@ -504,6 +525,7 @@ export class Engine {
         deadLetters: this.gate.deadLetters,
         source: this.sourceName,
         sourceDone: this.sourceDone,
+        sourceState: this.source?.state?.() ?? null,
       }),
       solPrice: (): SolPrice | null => {
         const state = this.quotePrices.get(WSOL);

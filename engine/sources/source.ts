@@ -26,6 +26,11 @@ export interface IngestSink {
   writable(): Promise<void> | null;
   /** Resolves once everything submitted so far is durable (acknowledged). */
   flush(): Promise<void>;
+  /**
+   * Records what a source could not turn into an event (a transaction it could not
+   * fetch or decode) in the dead letters, with the reason. Absent: the source logs it.
+   */
+  deadLetter?(stage: string, reason: string, raw: unknown, source: string): unknown;
 }
 
 export interface Source {
@@ -35,4 +40,11 @@ export interface Source {
   readonly finite: boolean;
   /** Feed the sink until done or until `signal` aborts; resolves when it stops. */
   run(sink: IngestSink, signal: AbortSignal): Promise<void>;
+  /** A live source's state for /health (connected, reconnects, last slot...), in snake_case. */
+  state?(): object;
+}
+
+/** A live source, whose state() is typed. */
+export interface LiveSource<S extends object> extends Source {
+  state(): S;
 }

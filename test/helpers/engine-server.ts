@@ -135,3 +135,17 @@ export function useTempEngine(prefix?: string): TempEngine {
     },
   };
 }
+
+/** Resolves once the engine has applied `count` events in all (from its events$, no timer). */
+export function untilApplied(engine: Engine, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let n = engine.query.status().ingested;
+    if (n >= count) return resolve();
+    const sub = engine.events$.subscribe(() => {
+      if (++n >= count) {
+        sub.unsubscribe();
+        resolve();
+      }
+    });
+  });
+}

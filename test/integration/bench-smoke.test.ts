@@ -15,6 +15,12 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.p50_ms_at_200_per_s!.baseline?.name).toMatch(/^pipe read by a bare process/);
     expect(f.p99_ms_at_200_per_s!.value).toBeGreaterThan(0);
   },
+  'solana-decode': (f) => {
+    // Every fixture decodes (4.46 INGEST events a transaction), against JSON.parse of the same texts.
+    expect(f.events_per_tx!.value).toBe(4.46);
+    expect(f.decode_from_json_tx_per_s!.baseline?.name).toBe('JSON.parse alone');
+    expect(f.decode_tx_per_cpu_s!.value).toBeGreaterThan(0);
+  },
   http: (f) => {
     // Every route mds serves is measured; candles may still be missing from the route table.
     expect(Object.keys(f)).toEqual(expect.arrayContaining(['sol_price_rps', 'pool_rps', 'token_trades_rps']));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WSOL, sampleEvents, tempDir, type TempDir } from '../helpers/fixtures.ts';
+import { listeningPort } from '../helpers/serve-child.ts';
 
 const MDS = fileURLToPath(new URL('../../bin/mds.js', import.meta.url));
 const mds = (args: string[], env: Record<string, string> = {}) =>
@@ -125,15 +126,7 @@ describe('mds CLI', () => {
 
     const server = spawn(process.execPath, [MDS, 'serve', '--data', data, '--port', '0', '--source', 'none', '--clock', 'event'], { stdio: ['ignore', 'ignore', 'pipe'] });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        let err = '';
-        server.stderr.on('data', (chunk: Buffer) => {
-          err += chunk.toString();
-          const match = /"port":(\d+)/.exec(err);
-          if (match) resolve(Number(match[1]));
-        });
-        server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-      });
+      const port = await listeningPort(server);
       const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
       expect(health).toMatchObject({ code: 0, data: { status: 'ready', ingested: 3, dead_letters: 1 } });
       const price = await fetch(`http://127.0.0.1:${port}/v1/market/sol-price`, { headers: { authorization: `Bearer ${key}` } });

@@ -129,7 +129,7 @@ describe('envelope and routing', () => {
       code: 0,
       error: null,
       message: 'OK',
-      data: { status: 'starting', ingested: 7, durable: 5, dead_letters: 2, source: 'sim', source_done: null },
+      data: { status: 'starting', ingested: 7, durable: 5, dead_letters: 2, source: 'sim', source_done: null, source_state: null },
     });
     t.query.engineStatus = { status: 'ready', ingested: 7, durable: 7, deadLetters: 2, source: 'sim', sourceDone: null };
     expect((await get('/health')).body.data.status).toBe('ready');

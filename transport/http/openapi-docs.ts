@@ -146,7 +146,20 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   Candles: obj({ pool_address: ref('Address'), interval: str(), mode: str(), currency: str(), candles: arr(ref('Candle'), 'Oldest first.') }),
   SolPrice: obj({ price_usd: num(), updated_at: int('Time of the quote_price event it comes from.') }),
-  Health: obj({ status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int('Events applied since the data directory was created (the last ingest seq).'), durable: int('Events on disk: every seq up to this one survives a crash; below `ingested` while batches wait for their fsync (~100 ms).'), dead_letters: int(), source: str(), source_done: boolQ() }),
+  Health: obj({
+    status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int('Events applied since the data directory was created (the last ingest seq).'), durable: int('Events on disk: every seq up to this one survives a crash; below `ingested` while batches wait for their fsync (~100 ms).'), dead_letters: int(), source: str(), source_done: boolQ(),
+    source_state: nullable({
+      type: 'object',
+      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed and rate_limited; yellowstone: adds transactions and sol_price_updates.',
+      properties: {
+        connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
+        pending: int('solana-ws: signatures announced, not yet fetched'), fetched: int('solana-ws'), failed: int('solana-ws: signatures given up (dead letters)'),
+        rate_limited: int('solana-ws: HTTP 429 answers'), transactions: int('yellowstone: transaction updates received'),
+        sol_price_updates: int("yellowstone: SOL/USD updates from Pyth's price feed account"),
+      },
+      required: ['connected', 'reconnects', 'last_slot', 'last_event_at'],
+    }),
+  }),
 };
 
 /** What the document says about one route. `data` is the success envelope's data; `raw` a body outside the envelope. */

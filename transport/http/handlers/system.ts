@@ -9,6 +9,8 @@ export interface HealthData {
   dead_letters: number;
   source: string;
   source_done: boolean | null;
+  /** A live source's state: connected, reconnects, last_slot, last_event_at, pending... */
+  source_state: object | null;
 }
 
 /**
@@ -27,6 +29,7 @@ export function health({ deps }: RouteContext<unknown, unknown>): HealthData {
     dead_letters: s.deadLetters,
     source: s.source,
     source_done: s.sourceDone,
+    source_state: s.sourceState ?? null,
   };
 }
 
