@@ -3,7 +3,7 @@ import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { SimulatedClock } from '../../engine/clock.ts';
 import { RESUME_HISTORY_MS } from '../../engine/market/candle-history.ts';
 import type { Engine } from '../../engine/system.ts';
-import { CANDLES_FRAME_PREFIX, type TopicSink } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, NO_TOPICS, type TopicSink } from '../../engine/topics.ts';
 import { serveEngine, useTempEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
 
@@ -145,7 +145,7 @@ async function run(seed: number): Promise<void> {
   let engine!: Engine;
   let server!: EngineServer;
   const open = async (): Promise<void> => {
-    engine = await temp.open(QUIET, { clock, flushMs: HOUR, start: true });
+    engine = await temp.open(QUIET, { clock, flushMs: HOUR });
     engine.attachTopics(sink);
     server = await serveEngine(engine);
   };
@@ -230,6 +230,8 @@ async function run(seed: number): Promise<void> {
 
   const restart = async (crash: boolean): Promise<void> => {
     server.close();
+    // A crashed process publishes nothing more.
+    engine.attachTopics(NO_TOPICS);
     if (crash) await temp.crash(engine);
     else await engine.stop();
     sink.restarted();
@@ -297,7 +299,7 @@ async function run(seed: number): Promise<void> {
     trace.push('replay');
     const dir = tempDir('mds-vopr-replay-');
     const replayClock = new SimulatedClock(T0);
-    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR, start: true });
+    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR });
     try {
       const statuses: Status[] = [];
       for (const { event } of sent) {
