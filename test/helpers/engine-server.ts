@@ -2,8 +2,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
 import type { ConfigInput, PlanName } from '../../engine/config.ts';
 import { createKeyStore } from '../../engine/keys.ts';
-import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
-import { createEngine, type Engine } from '../../engine/system.ts';
+import { createEngine, type Engine, type EngineOptions } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
 import { tempDir, testConfig, type TempDir } from './fixtures.ts';
@@ -80,9 +79,10 @@ export interface TempEngine {
   readonly dir: TempDir;
   /**
    * Opens an engine (test config) on the directory, or on `overrides.data`, and records
-   * it for the afterEach to stop; with `start`, starts it too.
+   * it for the afterEach to stop; with `start`, starts it too. `clock` and `flushMs`
+   * as createEngine takes them (by default the config's clock, the event clock).
    */
-  open(overrides?: Partial<ConfigInput>, options?: { actors?: ActorBehavior<any>[]; start?: boolean }): Promise<Engine>;
+  open(overrides?: Partial<ConfigInput>, options?: Pick<EngineOptions, 'actors' | 'clock' | 'flushMs'> & { start?: boolean }): Promise<Engine>;
   /**
    * A simulated crash: what was ingested is made durable, nothing more is snapshotted,
    * storage is closed without a checkpoint; the engine is forgotten (never stopped).
@@ -120,7 +120,7 @@ export function useTempEngine(prefix?: string): TempEngine {
       return current();
     },
     async open(overrides = {}, options = {}) {
-      const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors });
+      const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors, clock: options.clock, flushMs: options.flushMs });
       engines.push(engine);
       if (options.start) await engine.start();
       return engine;

@@ -165,17 +165,36 @@ export class TestClient {
         if (match(m)) return m;
       }
       if (this.closeInfo) throw new Error(`closed ${this.closeInfo.code} ${this.closeInfo.reason} while waiting for a frame`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no matching frame in time');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.waiter = null;
+      await this.nextEvent(deadline, 'matching frame');
     }
+  }
+
+  /**
+   * Waits until `done` holds, checking it at each frame (left in the queue) and at the
+   * close; resolves with how the connection closed, or null while it is open. Rejects if
+   * the connection closes with `done` false, or after `ms`.
+   */
+  async until(done: (closed: Closed | null) => boolean, ms = 10_000): Promise<Closed | null> {
+    const deadline = Date.now() + ms;
+    while (!done(this.closeInfo)) {
+      if (this.closeInfo) throw new Error(`closed ${this.closeInfo.code} ${this.closeInfo.reason} while waiting`);
+      await this.nextEvent(deadline, 'such frame');
+    }
+    return this.closeInfo;
+  }
+
+  /** The next frame or close; the timer only bounds the wait (rejects at `deadline`). */
+  private async nextEvent(deadline: number, what: string): Promise<void> {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`no ${what} in time`);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, left);
+      this.waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.waiter = null;
   }
 
   /**

@@ -29,6 +29,30 @@ function marketState(e: Engine, pools: string[], mints: string[]): string {
 }
 
 /** Resolves after `turns` turns of the event loop's check phase. */
+/**
+ * Resolves once `done` holds, checked now and each time a checkpoint or sweep of the
+ * engine ends (its timers call these methods); rejects after `max` of them. The
+ * methods are wrapped on this engine object only, and still do what they did.
+ */
+function afterTimerRuns(e: Engine, done: () => boolean, max: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let runs = 0;
+    const check = () => {
+      if (done()) resolve();
+      else if (++runs > max) reject(new Error(`not done after ${max} checkpoints and sweeps`));
+    };
+    for (const name of ['checkpoint', 'passivateIdle'] as const) {
+      const run = e[name].bind(e) as (...args: unknown[]) => Promise<unknown>;
+      (e as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        const result = run(...args);
+        void result.then(check, check);
+        return result;
+      };
+    }
+    check();
+  });
+}
+
 const turns = async (count: number) => {
   for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
@@ -101,8 +125,8 @@ describe('checkpoints and idle sweeps in slices', () => {
     // A sweep timer that called `.finally` on the count of an unsliced sweep threw in setInterval: the process died.
     const e = await temp.open({ actors: { idleMs: 20, sweepMs: 10, checkpointMs: 10, checkpointSliceMs: 0 } }, { start: true });
     await Promise.all(events.map((ev) => e.ingest(ev)));
-    // Bounded wait for the timers (no timing asserted): every pool passivated, the checkpoint at the last seq.
-    for (let i = 0; i < 200 && (e.pools.size > 0 || e.storage.meta.get('checkpoint') !== events.length); i++) await new Promise((r) => setTimeout(r, 10));
+    // Waits for the timers (no timing asserted), checking after each checkpoint or sweep they run: every pool passivated, the checkpoint at the last seq.
+    await afterTimerRuns(e, () => e.pools.size === 0 && e.storage.meta.get('checkpoint') === events.length, 400);
     expect(e.pools.size).toBe(0);
     expect(e.storage.meta.get('checkpoint')).toBe(events.length);
     expect(e.query.status().status).toBe('ready');

@@ -18,13 +18,17 @@ interface Run {
   done: boolean;
 }
 
-/** Runs the child; kills it with SIGKILL `killAfterMs` after its first ack (never, if null). */
-function runChild(data: string, file: string, killAfterMs: number | null): Promise<Run> {
+/**
+ * Runs the child; kills it with SIGKILL as soon as it has acknowledged line `killAtAck`
+ * (never, if null): the child is ingesting the lines after it then, so the kill lands
+ * part-way through its next 500 lines (their writes, a checkpoint or a passivation).
+ */
+function runChild(data: string, file: string, killAtAck: number | null): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, data, file], { stdio: ['ignore', 'pipe', 'pipe'] });
     const run: Run = { acked: 0, done: false };
     let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
+    let killed = false;
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
       pending += chunk.toString();
@@ -33,13 +37,12 @@ function runChild(data: string, file: string, killAfterMs: number | null): Promi
       for (const l of lines) {
         if (l.startsWith('ack ')) run.acked = Math.max(run.acked, Number(l.slice(4)));
         if (l === 'done') run.done = true;
-        if (killAfterMs !== null && !timer && run.acked > 0) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        if (killAtAck !== null && !killed && run.acked >= killAtAck) killed = child.kill('SIGKILL');
       }
     });
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      clearTimeout(timer);
       if (signal === 'SIGKILL' || code === 0) resolve(run);
       else reject(new Error(`child exited ${code} ${signal}: ${stderr}`));
     });
@@ -58,7 +61,8 @@ describe('crash safety', () => {
       const random = rng(SEED);
       let kills = 0;
       for (let round = 0; round < 5; round++) {
-        const run = await runChild(data, file, Math.floor(random() * 400));
+        // At an ack of the first 80% of the file (the child acks every 500 lines).
+        const run = await runChild(data, file, 500 * (1 + Math.floor(random() * ((events.length * 0.8) / 500))));
         if (run.done) break;
         kills++;
         const storage = openStorage(data);

@@ -22,8 +22,19 @@ describe('simulator through the engine', () => {
   it('feeds the engine live through the embedded sink with no dead letters', async () => {
     const engine = await temp.open({ data: join(temp.dir.path, 'data') });
     const abort = new AbortController();
+    // Stopped once more than 100 events are applied (the wait is bounded by the test's timeout).
+    const applied = new Promise<void>((resolve) => {
+      let count = 0;
+      const off = engine.onApplied((events) => {
+        count += events.length;
+        if (count > 100) {
+          off();
+          resolve();
+        }
+      });
+    });
     const run = simSource({ seed: 3, startAt: 1_767_225_600_000, speed: 600 }).run(engine.gate, abort.signal);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await applied;
     abort.abort();
     await run;
     await engine.gate.flush();

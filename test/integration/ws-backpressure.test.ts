@@ -29,9 +29,9 @@ afterEach(async () => {
 const frame = (n: number) => `{"stream":"pool_trades","data":{"n":${n},"pad":"${PAD}"}}`;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A fast client that reads everything and counts frames in order. */
+/** A fast client that reads everything and counts frames in order; `reached(n)`: once it has frame n - 1. */
 function counter(c: TestClient) {
-  const state = { next: 0, outOfOrder: 0 };
+  const state = { next: 0, outOfOrder: 0, reached: (n: number) => c.until(() => state.next >= n).then(() => undefined) };
   c.ws.on('message', (data) => {
     const n = JSON.parse(data.toString()).data.n;
     if (n !== state.next) state.outOfOrder++;
@@ -70,13 +70,6 @@ async function publishUntilStopped(s: WsTestServer): Promise<number> {
   return n;
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('slow consumers', () => {
   it('a client that stops reading is closed with 4008 after its last whole frame, without a gap; the other client gets everything', async () => {
@@ -85,7 +78,8 @@ describe('slow consumers', () => {
     expect(published).toBeLessThan(FRAMES_MAX);
     // Frames after the stop still reach the fast client, and only it.
     for (let i = 0; i < 1_000; i++) s.endpoint.sink.publish(TOPIC, frame(published + i));
-    await until(() => fastCount.next === published + 1_000, 'the fast client to get every frame');
+    await fastCount.reached(published + 1_000);
+    expect(fastCount.next).toBe(published + 1_000);
     expect(fastCount.outOfOrder).toBe(0);
 
     (slow.ws as any)._socket.resume();
@@ -106,13 +100,16 @@ describe('slow consumers', () => {
     const published = await publishUntilStopped(s);
     expect(published).toBeLessThan(FRAMES_MAX);
     // The fast client keeps receiving during the grace and after the cut.
+    // Paced by the fast client: 50 frames, then on once it has them, until the server's grace cuts the other.
     let n = published;
-    await until(async () => {
+    while ((await s.metric('mds_ws_closes_total', { code: 'stalled' })) !== 1) {
+      if (n - published >= FRAMES_MAX) throw new Error(`the stalled client was not cut in ${FRAMES_MAX} frames`);
       for (let i = 0; i < 50; i++) s.endpoint.sink.publish(TOPIC, frame(n++));
-      return (await s.metric('mds_ws_closes_total', { code: 'stalled' })) === 1;
-    }, 'the stalled client to be cut');
+      await fastCount.reached(n);
+    }
     for (let i = 0; i < 100; i++) s.endpoint.sink.publish(TOPIC, frame(n++));
-    await until(() => fastCount.next === n, 'the fast client to get every frame');
+    await fastCount.reached(n);
+    expect(fastCount.next).toBe(n);
     expect(fastCount.outOfOrder).toBe(0);
     expect(await s.metric('mds_ws_connections')).toBe(1);
 
@@ -133,11 +130,14 @@ describe('slow consumers', () => {
     c.subscribe('pool_trades', { pool_address: CANARY });
     await c.untilPong();
     (c.ws as any)._socket.pause();
-    const s = srv;
-    await until(() => {
-      for (let i = 0; i < 2_000; i++) c.send('{"type":"ping"}');
-      return !s.endpoint.sink.has(`pool_trades:${CANARY}`);
-    }, 'the pong flood to stop the connection');
+    // 20,000 pings at a time, the next ones once these are written to the socket, until the pongs stop its streams.
+    let sent = 0;
+    while (srv.endpoint.sink.has(`pool_trades:${CANARY}`)) {
+      if (sent >= 2_000_000) throw new Error('2,000,000 pings did not stop the connection');
+      for (let i = 0; i < 19_999; i++) c.send('{"type":"ping"}');
+      await new Promise<void>((resolve, reject) => c.ws.send('{"type":"ping"}', (err) => (err ? reject(err) : resolve())));
+      sent += 20_000;
+    }
     (c.ws as any)._socket.resume();
     expect((await c.closed).code).toBe(4008);
     expect(c.messages.every((m) => m.type === 'pong')).toBe(true);
