@@ -21,6 +21,7 @@ import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
+import { StaleEpochs } from './supervisor/epochs.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import type { StoredTrade } from '../storage/trades.repo.ts';
@@ -141,6 +142,7 @@ export class Engine {
       history: (fromSeq: number, toSeq: number) => this.gate.history(fromSeq, toSeq),
       idleMs: options.config.actors.idleMs,
       restartsMax: options.config.actors.restartsMax,
+      epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
     };
     const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });

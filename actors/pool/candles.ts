@@ -116,7 +116,9 @@ const CHANGE_KEY_SPAN = 2 ** 44;
  * How far a series' seq moves on when its pool is restored from a stale snapshot. Seqs
  * count the publisher's takings of changes, at most a few a second (every 250 ms), and
  * a changed pool is snapshotted at the next checkpoint: 2^20 takings are ~73 hours
- * without one. A seq stays exact in a double for 2^33 such restores.
+ * without one. A stale load moves seqs on by as many gaps as stale epochs have passed
+ * (engine/supervisor/epochs.ts: 1,024 a restart, one a rebuild); a seq stays exact in a
+ * double for 2^23 restarts.
  */
 export const SEQ_STALE_GAP = 2 ** 20;
 
@@ -472,18 +474,18 @@ export class PoolCandles {
   }
 
   /**
-   * `stale`: the snapshot may be older than the seqs handed out since (ActorBehavior's
-   * fromSnapshot): each seq moves SEQ_STALE_GAP on, so that no seq a client may hold
-   * names other candles than it saw.
+   * `staleGaps`: the snapshot may be older than the seqs handed out since (ActorBehavior's
+   * fromSnapshot): each seq moves that many SEQ_STALE_GAPs on, so that no seq a client
+   * may hold names other candles than it saw.
    */
-  static fromSnapshot(data: unknown, store: ClosedCandleStore, stale = false): PoolCandles {
+  static fromSnapshot(data: unknown, store: ClosedCandleStore, staleGaps = 0): PoolCandles {
     const s = data as CandlesSnapshot;
     if (s?.v !== 1 || s.closed_before.length !== COUNT || s.seq.length !== COUNT) throw new Error('not a v1 candles snapshot');
     const c = new PoolCandles(store);
     c.newestAt = s.newest_at ?? -Infinity;
     for (let iv = 0; iv < COUNT; iv++) {
       c.closedBefore[iv] = s.closed_before[iv] ?? -Infinity;
-      c.seq[iv] = s.seq[iv]! + (stale ? SEQ_STALE_GAP : 0);
+      c.seq[iv] = s.seq[iv]! + staleGaps * SEQ_STALE_GAP;
     }
     // Live buckets come by interval, ascending: the last of each interval is its current one.
     const d = newBucket(0, 0);

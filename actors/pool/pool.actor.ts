@@ -162,7 +162,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
           return undefined;
       }
     },
-    initial: (key, stale) => initialPool(key, candles, stale),
+    initial: (key, staleGaps) => initialPool(key, candles, staleGaps),
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx, outputs);
       if (e.type === 'pool') {
@@ -205,14 +205,14 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       const { writing: _inFlight, ...rest } = state;
       return { ...rest, unsaved: state.unsaved.toSnapshot(), candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
-    fromSnapshot(data, stale = false): PoolState {
+    fromSnapshot(data, staleGaps = 0): PoolState {
       const s = data as PoolSnapshot;
       const closed = new PoolClosedCandles(s.pool_address, candles, decodeRows(s.closed));
       return {
         ...s,
         unsaved: TradeLog.fromSnapshot(s.unsaved),
         closed,
-        candles: PoolCandles.fromSnapshot(s.candles, closed, stale),
+        candles: PoolCandles.fromSnapshot(s.candles, closed, staleGaps),
         windows: PoolWindows.fromSnapshot(s.windows),
         distinct: new DistinctWallets(s.distinct),
         curveGain: new CurveGain(s.curveGain),

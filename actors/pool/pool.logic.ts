@@ -96,8 +96,8 @@ export interface PoolState {
 
 
 /** A new pool; without a repo its closed candles stay in memory (tests). */
-/** `stale`: the pool may have existed before (ActorBehavior.initial): its candle seqs start SEQ_STALE_GAP on. */
-export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null, stale = false): PoolState {
+/** `staleGaps`: the pool may have existed before (ActorBehavior.initial): its candle seqs start that many SEQ_STALE_GAPs on. */
+export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null, staleGaps = 0): PoolState {
   const closed = new PoolClosedCandles(pool_address, candlesRepo);
   return {
     pool_address,
@@ -119,7 +119,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     unsaved: new TradeLog(),
     writing: null,
     persisted_up_to: null,
-    candles: new PoolCandles(closed, stale ? SEQ_STALE_GAP : 0),
+    candles: new PoolCandles(closed, staleGaps * SEQ_STALE_GAP),
     closed,
     windows: new PoolWindows(),
     distinct: new DistinctWallets(),

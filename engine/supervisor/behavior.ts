@@ -30,12 +30,14 @@ export interface ActorBehavior<S = unknown> {
   /** The keys of the actors of this kind an event goes to; undefined for none. */
   route(event: IngestEvent): string | readonly string[] | undefined;
   /**
-   * A new actor's state. `stale`: the actor may have existed before, in an earlier run
-   * (it is being built from events that run logged, with no snapshot) or in this one (a
-   * rebuild with no snapshot to start from): as for fromSnapshot, a number it hands out
-   * and promises never to repeat must move past anything that earlier actor handed out.
+   * A new actor's state. `staleGaps` above 0: the actor may have existed before, in an
+   * earlier run (it is being built from events that run logged, with no snapshot) or in
+   * this one (a rebuild with no snapshot to start from): as for fromSnapshot, a number
+   * it hands out and promises never to repeat must start at `staleGaps` gaps, past
+   * anything that earlier actor (or an earlier such build) handed out. 0 or undefined:
+   * a new actor.
    */
-  initial(key: string, stale?: boolean): S;
+  initial(key: string, staleGaps?: number): S;
   /**
    * Applies one event to the state, in place. Throwing marks the actor broken: the
    * supervisor rebuilds it from its snapshot and the log. May return a lifecycle
@@ -56,11 +58,12 @@ export interface ActorBehavior<S = unknown> {
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
   /**
-   * The state from `toSnapshot`'s data. `stale`: the snapshot may be older than the
-   * state the actor last had and showed (written by an earlier run of the engine, which
-   * may have gone on past it before a crash, or reloaded to rebuild the actor): a
-   * number the actor hands out and promises never to repeat must then move past
-   * anything it may have handed out since.
+   * The state from `toSnapshot`'s data. `staleGaps` above 0: the snapshot may be older
+   * than the state the actor last had and showed (written by an earlier run of the
+   * engine, which may have gone on past it before a crash, or reloaded to rebuild the
+   * actor): a number the actor hands out and promises never to repeat must then move
+   * `staleGaps` gaps on (one gap is more than one run hands out), past anything it may
+   * have handed out since; each later load of the same snapshot gets more gaps.
    */
-  fromSnapshot?(data: unknown, stale?: boolean): S;
+  fromSnapshot?(data: unknown, staleGaps?: number): S;
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Snapshot, Storage } from '../../storage/lmdb.ts';
+import type { StaleEpochs } from './epochs.ts';
 import type { ActorBehavior, ActorContext } from './behavior.ts';
 import { supervisionMachine } from './supervision.machine.ts';
 
@@ -39,6 +40,8 @@ interface PersistedActor {
   heldBack?: true;
   /** The host (one engine's run) that wrote it: a snapshot of another run may be stale (see `load`). */
   run?: number;
+  /** The stale epoch it was written in (StaleEpochs); absent in snapshots of earlier versions (0). */
+  epoch?: number;
 }
 
 export interface HostOptions {
@@ -58,6 +61,8 @@ export interface HostOptions {
   restartsMax: number;
   /** The window restartsMax counts over. */
   restartWindowMs?: number;
+  /** The engine's stale epochs, shared by its hosts (how far a stale actor's seqs move on). */
+  epochs: StaleEpochs;
 }
 
 /**
@@ -287,6 +292,7 @@ export class ActorHost<S> {
     const persisted: PersistedActor = {
       state: this.behavior.toSnapshot ? this.behavior.toSnapshot(resident.state) : resident.state,
       run: this.run,
+      epoch: this.options.epochs.current,
     };
     if (heldBack) persisted.heldBack = true;
     if (resident.lifecycle && resident.lifecycle !== this.initialLifecycle) {
@@ -348,19 +354,25 @@ export class ActorHost<S> {
    * The actor from its snapshot, or new. The snapshot is stale (older than the state the
    * actor last had, and showed) when another run wrote it, since that run may have gone
    * on past it before it crashed, or when `rebuilding`; one this run wrote at
-   * passivation is the actor's latest state.
+   * passivation is the actor's latest state. A stale load moves the actor's
+   * never-repeated numbers on by the epochs passed since the snapshot (StaleEpochs).
    */
   private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined, rebuilding = false): void {
     const { behavior } = this;
+    const { epochs } = this.options;
     if (!snapshot) {
-      resident.state = behavior.initial(resident.key, rebuilding || this.recovering);
+      // Built again from the log: past every seq an earlier build may have handed out.
+      const gaps = rebuilding ? epochs.advance() : this.recovering ? epochs.current : 0;
+      resident.state = behavior.initial(resident.key, gaps);
       resident.seq = 0;
       resident.lifecycle = this.initialLifecycle;
       return;
     }
     const data = snapshot.state.state;
     const stale = rebuilding || snapshot.state.run !== this.run;
-    resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data, stale) : (data as S);
+    // As many gaps as epochs have passed since it was written: two loads of one snapshot never move it on alike.
+    const gaps = stale ? Math.max(1, (rebuilding ? epochs.advance() : epochs.current) - (snapshot.state.epoch ?? 0)) : 0;
+    resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data, gaps) : (data as S);
     resident.seq = snapshot.seq;
     const machine = behavior.machine as AnyStateMachine | undefined;
     resident.lifecycle =

@@ -287,14 +287,14 @@ describe('supervision', () => {
   it('tells fromSnapshot when a snapshot may be stale: from another run, or reloaded by a rebuild; never at activation after its own passivation', async () => {
     interface Probe {
       labels: string[];
-      /** fromSnapshot's `stale` when this state was loaded; null for a new actor. */
-      stale: boolean | null;
+      /** fromSnapshot's `staleGaps` when this state was loaded; null for a new actor. */
+      gaps: number | null;
     }
     let thrown = false;
     const probe: ActorBehavior<Probe> = {
       kind: 'restore-probe',
       route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
-      initial: () => ({ labels: [], stale: null }),
+      initial: () => ({ labels: [], gaps: null }),
       apply(state, e) {
         if (e.type !== 'label') return;
         state.labels.push(e.label);
@@ -303,30 +303,54 @@ describe('supervision', () => {
           throw new Error('transient');
         }
       },
-      fromSnapshot: (data, stale) => ({ ...(data as Probe), stale: stale ?? null }),
+      fromSnapshot: (data, gaps) => ({ ...(data as Probe), gaps: gaps ?? null }),
     };
     const probeOf = (e: Engine) => e.hosts.find((h) => h.kind === 'restore-probe')!;
     const e = await temp.open({}, { actors: [probe] });
     await e.ingest(label(WALLET, 'kol', 1));
-    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: null });
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], gaps: null });
     await e.passivateIdle(performance.now() + 10 * 60_000);
     await e.storage.env.flushed;
     expect(probeOf(e).isResident(WALLET)).toBe(false);
-    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: false });
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], gaps: 0 });
     await e.checkpoint();
     await e.ingest(label(WALLET, 'flaky', 2));
-    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], gaps: 1 });
     await e.stop();
     const again = await temp.open({}, { actors: [probe] });
-    expect(probeOf(again).get(WALLET)).toMatchObject({ labels: ['kol', 'flaky'], stale: true });
+    expect(probeOf(again).get(WALLET)!.gaps).toBeGreaterThan(0);
+  });
+
+  it('moves a snapshot loaded twice on by more gaps the second time: a restart, a crash before the next snapshot, another restart', async () => {
+    const probe: ActorBehavior<{ labels: string[]; gaps: number | null }> = {
+      kind: 'reload-probe',
+      route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
+      initial: () => ({ labels: [], gaps: null }),
+      apply(state, e) {
+        if (e.type === 'label') state.labels.push(e.label);
+      },
+      fromSnapshot: (data, gaps) => ({ ...(data as { labels: string[] }), gaps: gaps ?? null }),
+    };
+    const probeOf = (e: Engine) => e.hosts.find((h) => h.kind === 'reload-probe')!;
+    const first = await temp.open({}, { actors: [probe] });
+    await first.ingest(label(WALLET, 'kol', 1));
+    await first.checkpoint();
+    await temp.crash(first);
+    const second = await temp.open({}, { actors: [probe] });
+    const gaps = probeOf(second).get(WALLET)!.gaps!;
+    expect(gaps).toBeGreaterThan(0);
+    await temp.crash(second);
+    // The same snapshot again: what the second run handed out must be passed too.
+    const third = await temp.open({}, { actors: [probe] });
+    expect(probeOf(third).get(WALLET)!.gaps).toBeGreaterThan(gaps);
   });
 
   it('tells initial when a new actor may have existed before: built from an earlier run\'s log, or rebuilt with no snapshot; never for one new in this run', async () => {
     let throwOn = '';
-    const probe: ActorBehavior<{ labels: string[]; stale: boolean | null }> = {
+    const probe: ActorBehavior<{ labels: string[]; gaps: number | null }> = {
       kind: 'initial-probe',
       route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
-      initial: (_key, stale) => ({ labels: [], stale: stale ?? null }),
+      initial: (_key, gaps) => ({ labels: [], gaps: gaps ?? null }),
       apply(state, e) {
         if (e.type !== 'label') return;
         if (e.label === throwOn) {
@@ -339,18 +363,21 @@ describe('supervision', () => {
     const probeOf = (e: Engine) => e.hosts.find((h) => h.kind === 'initial-probe')!;
     const e = await temp.open({}, { actors: [probe] });
     await e.ingest(label(WALLET, 'kol', 1));
-    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], stale: false });
+    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol'], gaps: 0 });
     // A throw before any snapshot: the rebuild starts from `initial` again and replays the log.
     throwOn = 'flaky';
     await e.ingest(label(WALLET, 'flaky', 2));
-    expect(probeOf(e).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    const rebuilt = probeOf(e).get(WALLET)!;
+    expect(rebuilt.labels).toEqual(['kol', 'flaky']);
+    expect(rebuilt.gaps).toBeGreaterThan(0);
     await temp.crash(e);
-    // No checkpoint was taken: the next run builds the actor from the log.
+    // No checkpoint was taken: the next run builds the actor from the log, past the rebuild's numbers.
     const again = await temp.open({}, { actors: [probe] });
-    expect(probeOf(again).get(WALLET)).toEqual({ labels: ['kol', 'flaky'], stale: true });
+    expect(probeOf(again).get(WALLET)!.labels).toEqual(['kol', 'flaky']);
+    expect(probeOf(again).get(WALLET)!.gaps).toBeGreaterThan(rebuilt.gaps!);
     // An actor the new run creates from a new event is new.
     await again.ingest(label(OTHER_WALLET, 'kol', 3));
-    expect(probeOf(again).get(OTHER_WALLET)).toEqual({ labels: ['kol'], stale: false });
+    expect(probeOf(again).get(OTHER_WALLET)).toEqual({ labels: ['kol'], gaps: 0 });
   });
 
   it('stops an actor that keeps crashing and sends its events to dead letters', async () => {

@@ -26,13 +26,17 @@ import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
  *   ingest results and the same answers to the pool, token, candles and trades routes.
  *
  * A failure names its seed and step; `SEED=<n> npx vitest run test/sim/engine-vopr.test.ts`
- * replays that seed alone. `VOPR_SEEDS=<count>` runs that many seeds (default 3),
+ * replays that seed alone. `VOPR_SEEDS=<count>` runs that many seeds (default 3) and the REGRESSIONS,
  * `VOPR_STEPS=<count>` steps per seed (default 300); `VOPR_PROFILE=1` writes each seed's
  * time per kind of step, ingest results and step counts to stderr.
  */
 
 const FILE = 'test/sim/engine-vopr.test.ts';
-const SEEDS = process.env.SEED ? [Number(process.env.SEED)] : Array.from({ length: Number(process.env.VOPR_SEEDS ?? 3) }, (_, i) => i + 1);
+/** Seeds that found a bug once, run by default beside the first VOPR_SEEDS. 24: two loads of one snapshot moved candle seqs on alike (engine/supervisor/epochs.ts). */
+const REGRESSIONS = [24];
+const SEEDS = process.env.SEED
+  ? [Number(process.env.SEED)]
+  : [...new Set([...Array.from({ length: Number(process.env.VOPR_SEEDS ?? 3) }, (_, i) => i + 1), ...REGRESSIONS])];
 const STEPS = Number(process.env.VOPR_STEPS ?? 300);
 const T0 = 1_767_225_600_000;
 const MODES = ['price', 'market_cap'] as const;

@@ -377,7 +377,8 @@ describe('PoolCandles', () => {
     const store = new MemoryStore();
     const data = unpack(pack(skipped.toSnapshot()));
     expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store).seqOf(i))).toEqual([4, 4, 4, 4, 4, 4, 4]);
-    expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store, true).seqOf(i))).toEqual(INTERVALS.map(() => 4 + SEQ_STALE_GAP));
+    expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store, 1).seqOf(i))).toEqual(INTERVALS.map(() => 4 + SEQ_STALE_GAP));
+    expect(INTERVALS.map((i) => PoolCandles.fromSnapshot(data, store, 3).seqOf(i))).toEqual(INTERVALS.map(() => 4 + 3 * SEQ_STALE_GAP));
   });
 
   it('keeps open/high/low/close when the same trade is added twice (volume counts it twice)', () => {
