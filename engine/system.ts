@@ -22,7 +22,7 @@ import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import type { StoredTrade } from '../storage/trades.repo.ts';
+import { TRADE, type StoredTrade } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
@@ -165,7 +165,7 @@ export class Engine {
     const outputs = {
       trade(state: PoolState, stored: StoredTrade) {
         publisher.trade(state, stored);
-        recentWallets.note(stored[5], state.pool_address);
+        recentWallets.note(stored[TRADE.wallet], state.pool_address);
       },
     };
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));

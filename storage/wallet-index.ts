@@ -1,7 +1,8 @@
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
-import { TradeBlock, compareKey, dedup, merge } from './trade-codec.ts';
-import { sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
+import { TRADE, compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../engine/model/index.ts';
+import { TradeBlock, dedup, merge } from './trade-codec.ts';
+import { sameKey, type JournalKey, type TradesRepo } from './trades.repo.ts';
 
 /**
  * The wallet order of trades (ARCHITECTURE.md `trades_by_wallet`), in chunks: key
@@ -175,17 +176,9 @@ export async function pruneWalletIndex(storage: Storage, before: number): Promis
 /** One trade of a wallet and its pool. */
 export type WalletTrade = [trade: StoredTrade, pool: string];
 
-export interface WalletWindow {
-  order: 'asc' | 'desc';
-  minAt: number;
-  maxAt: number;
-  /** Exclusive: continue after (asc) or before (desc) this position. */
-  after?: TradeKey;
-}
-
 /** Whether trade key `t` is in the window (on the far side of `after`). */
-function inWindow(t: ArrayLike<unknown>, w: WalletWindow): boolean {
-  const at = t[0] as number;
+function inWindow(t: ArrayLike<unknown>, w: TradeSpan): boolean {
+  const at = t[TRADE.at] as number;
   if (at < w.minAt || at > w.maxAt) return false;
   if (!w.after) return true;
   const c = compareKey(t, w.after);
@@ -200,7 +193,7 @@ function inWindow(t: ArrayLike<unknown>, w: WalletWindow): boolean {
  * one transaction, and this reads in one (a synchronous walk), so no trade falls
  * between the two; one may be in both (a block rewritten since it was indexed).
  */
-export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet: string, w: WalletWindow): Generator<WalletTrade> {
+export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet: string, w: TradeSpan): Generator<WalletTrade> {
   const asc = w.order === 'asc';
   const pending: Array<[TradeKey, () => WalletTrade]> = [];
   const utf8 = Buffer.from(wallet, 'utf8');
@@ -233,7 +226,7 @@ export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet
 const positionOf = (item: [TradeKey, unknown]) => item[0];
 
 /** The wallet's indexed trade positions in the window, in order, bucket by bucket. */
-function* indexedRefs(storage: Storage, wallet: string, w: WalletWindow): Generator<[TradeKey, string]> {
+function* indexedRefs(storage: Storage, wallet: string, w: TradeSpan): Generator<[TradeKey, string]> {
   const asc = w.order === 'asc';
   const bucketOf = (at: number) => Math.floor(at / BUCKET_MS) * BUCKET_MS;
   const near = w.after ? (asc ? Math.max(w.after[0], w.minAt) : Math.min(w.after[0], w.maxAt)) : asc ? w.minAt : w.maxAt;

@@ -7,7 +7,8 @@ import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.t
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
+import { TRADE, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
+import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
@@ -16,7 +17,7 @@ import { candleAt, candleSeries, graduationOf, type Graduation } from './candle-
 import type { Storage } from '../../storage/lmdb.ts';
 import { storedWalletTrades } from '../../storage/wallet-index.ts';
 import { dedup, merge } from '../../storage/trade-codec.ts';
-import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, type TradeWindow } from './trades.ts';
+import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take } from './trades.ts';
 import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
 import { poolObject, snapshotOf, tokenName, tokenObject, tokenTotals, totalsOf, tradedPools, tradeJson, tradeRecord } from './views.ts';
 
@@ -498,7 +499,7 @@ export class MarketQuery {
     };
   }
 
-  private window(opts: TradeListOptions): TradeWindow {
+  private window(opts: TradeListOptions): TradeSpan {
     const now = this.clock.now();
     const floor = now - TRADE_HISTORY_MS;
     const start = Math.max(opts.startTime ?? now - TRADE_DEFAULT_WINDOW_MS, floor);
@@ -516,7 +517,7 @@ export class MarketQuery {
     };
     const rows = items.map(([t, p]): TradeRow => {
       const token = side(p);
-      return [t, p, token, token === p.info!.base_address ? null : supply(token), activeLabels(this.hosts.labels?.get(t[5]))];
+      return [t, p, token, token === p.info!.base_address ? null : supply(token), activeLabels(this.hosts.labels?.get(t[TRADE.wallet]))];
     });
     const last = items[items.length - 1]?.[0];
     return new TradePage(rows, hasMore && last ? [last[0], last[1], last[2], last[3]] : null);

@@ -2,7 +2,7 @@ import { countCandleChanges, takeCandleChanges, type PoolOutputs } from '../../a
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
+import { TRADE, type StoredTrade } from '../model/index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
@@ -89,7 +89,7 @@ export class MarketPublisher implements PoolOutputs {
     const toBase = sink.has(names.base);
     const toQuote = names.quote !== null && sink.has(names.quote);
     if (!toPool && !toBase && !toQuote) return;
-    const labels = this.deps.labels(stored[5]);
+    const labels = this.deps.labels(stored[TRADE.wallet]);
     if (toPool || toBase) {
       const data = tradeJson(stored, state, info.base_address, null, labels);
       if (toPool) sink.publish(names.pool, `{"stream":"pool_trades","data":${data}}`);

@@ -8,7 +8,7 @@ import { USDC, WSOL } from '../../engine/ingest/events.ts';
 import { BASE58_ALPHABET } from '../../engine/sources/sim/base58.ts';
 import { Rng } from '../../engine/sources/sim/rng.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
+import type { StoredTrade } from '../../engine/model/index.ts';
 
 const B58 = BASE58_ALPHABET;
 
