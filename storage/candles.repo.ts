@@ -1,8 +1,8 @@
+import { INTERVAL_COUNT, intervalIndex, type CandleInterval } from '../engine/model/index.ts';
 import { asBinary, type Key } from 'lmdb';
 import type { StoredCandle } from '../actors/pool/candles.ts';
 import { CandleRows } from '../actors/pool/candle-rows.ts';
-import { INTERVAL_COUNT, IV, START, intervalIndex, oneTradeItems, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
-import type { CandleInterval } from '../actors/pool/trade.ts';
+import { IV, START, oneTradeItems, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
 import type { Storage } from './lmdb.ts';
 import { valueWriter as writer } from './msgpack-writer.ts';
 

@@ -1,20 +1,10 @@
-import { CANDLE_INTERVALS, type CandleInterval, type PoolTrade } from './trade.ts';
+import { INTERVAL_NAMES, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
+import type { PoolTrade } from './trade.ts';
 
 /**
  * One candle bucket of one interval as plain mutable numbers, and its compact stored
  * form. Internal to PoolCandles (candles.ts); the pool actor sees only StoredCandle.
  */
-
-/** Interval names in CANDLE_INTERVALS order; an interval is its index in here. */
-export const INTERVAL_NAMES = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
-export const INTERVAL_LENGTHS: readonly number[] = INTERVAL_NAMES.map((name) => CANDLE_INTERVALS[name]);
-export const INTERVAL_COUNT = INTERVAL_NAMES.length;
-
-export function intervalIndex(interval: CandleInterval): number {
-  const i = INTERVAL_NAMES.indexOf(interval);
-  if (i < 0) throw new Error(`unknown candle interval ${String(interval)}`);
-  return i;
-}
 
 /**
  * A trade position (slot, txIndex, eventIndex) is kept as two numbers: slot and
@@ -23,10 +13,6 @@ export function intervalIndex(interval: CandleInterval): number {
  * eventIndex rather than mis-order it.
  */
 export const SUB_SPAN = 1 << 20;
-
-/** What a series reads: the price or the market cap track, in quote or in USD. */
-export type CandleMode = 'price' | 'market_cap';
-export type CandleCurrency = 'quote' | 'usd';
 
 /** SERVICE.md 2.9. */
 export interface Candle {

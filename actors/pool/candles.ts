@@ -1,31 +1,9 @@
-import {
-  DIRTY,
-  INTERVAL_COUNT,
-  INTERVAL_LENGTHS,
-  INTERVAL_NAMES,
-  IV,
-  START,
-  STRIDE,
-  SUB_SPAN,
-  candleOfBucket,
-  candleOfStored,
-  copyBucket,
-  intervalIndex,
-  mergeTrade,
-  newBucket,
-  releaseBucket,
-  resetBucket,
-  storedInto,
-  toStored,
-  type Candle,
-  type CandleCurrency,
-  type CandleMode,
-  type StoredCandle,
-} from './candles.bucket.ts';
+import { INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, intervalIndex, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
+import { DIRTY, IV, START, STRIDE, SUB_SPAN, candleOfBucket, candleOfStored, copyBucket, mergeTrade, newBucket, releaseBucket, resetBucket, storedInto, toStored, type Candle, type StoredCandle } from './candles.bucket.ts';
 import { CandleRows } from './candle-rows.ts';
-import type { CandleInterval, PoolTrade } from './trade.ts';
+import type { PoolTrade } from './trade.ts';
 
-export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles.bucket.ts';
+export type { Candle, StoredCandle } from './candles.bucket.ts';
 
 /**
  * The candles of one pool (SERVICE.md 2.9, 4.4; DECISIONS row 8), for every interval

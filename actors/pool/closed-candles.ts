@@ -1,8 +1,8 @@
+import { INTERVAL_NAMES, intervalIndex, type CandleInterval } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
 import { CandleRows } from './candle-rows.ts';
-import { INTERVAL_NAMES, IV, START, STRIDE, intervalIndex, storedInto, type CandleRow } from './candles.bucket.ts';
+import { IV, START, STRIDE, storedInto, type CandleRow } from './candles.bucket.ts';
 import type { ClosedCandleStore, PoolCandles, StoredCandle } from './candles.ts';
-import type { CandleInterval } from './trade.ts';
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its

@@ -1,13 +1,12 @@
-import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candles.ts';
+import type { Candle } from '../../actors/pool/candles.ts';
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from '../../actors/pool/usd-price.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import { TRADE, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
+import { CANDLE_INTERVALS, TRADE, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
 import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import { KNOWN_MINTS } from '../ingest/events.ts';

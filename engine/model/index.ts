@@ -4,3 +4,22 @@
  * can all depend on them without depending on each other.
  */
 export { TRADE, TRADE_FIELDS, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
+export {
+  CANDLE_CURRENCIES,
+  CANDLE_INTERVALS,
+  CANDLE_MODES,
+  INTERVAL_COUNT,
+  INTERVAL_LENGTHS,
+  INTERVAL_NAMES,
+  SEARCH_WINDOWS,
+  WINDOWS,
+  WINDOW_BUCKETS,
+  WINDOW_NAMES,
+  WINDOW_RESOLUTION_MS,
+  intervalIndex,
+  type CandleCurrency,
+  type CandleInterval,
+  type CandleMode,
+  type SearchWindow,
+  type WindowName,
+} from './intervals.ts';
