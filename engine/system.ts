@@ -11,7 +11,7 @@ import { ResearchFeed } from './market/research-feed.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { WSOL, timeOf, type IngestEvent } from './ingest/events.ts';
+import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -22,7 +22,7 @@ import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import { TRADE, type StoredTrade } from './model/index.ts';
+import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */

@@ -1,8 +1,8 @@
 import type { EventObject } from 'xstate';
-import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
+import type { SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import type { StoredTrade } from '../../engine/model/index.ts';
+import { KNOWN_MINTS, type StoredTrade } from '../../engine/model/index.ts';
 import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';

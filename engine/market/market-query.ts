@@ -6,10 +6,9 @@ import { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import { CANDLE_INTERVALS, TRADE, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
+import { CANDLE_INTERVALS, KNOWN_MINTS, TRADE, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
 import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
-import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
 import { candleAt, candleSeries, graduationOf, type Graduation } from './candle-series.ts';

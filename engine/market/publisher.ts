@@ -1,9 +1,8 @@
 import { countCandleChanges, takeCandleChanges, type PoolOutputs } from '../../actors/pool/pool.actor.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
-import { CANDLE_CURRENCIES, CANDLE_MODES, INTERVAL_NAMES, TRADE, type StoredTrade } from '../model/index.ts';
+import { CANDLE_CURRENCIES, CANDLE_MODES, INTERVAL_NAMES, KNOWN_MINTS, TRADE, type StoredTrade } from '../model/index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
-import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
 import { candleAt, cutOf, graduationOf } from './candle-series.ts';

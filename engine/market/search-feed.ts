@@ -1,5 +1,4 @@
-import { SEARCH_WINDOWS, WINDOW_RESOLUTION_MS, type SearchWindow } from '../model/index.ts';
-import { USDC, USDT, WSOL } from '../ingest/events.ts';
+import { SEARCH_WINDOWS, USDC, USDT, WINDOW_RESOLUTION_MS, WSOL, type SearchWindow } from '../model/index.ts';
 import type { TokenRecord } from '../search/research-store.ts';
 import { TokenSearchIndex, type SearchPage, type SearchQuery, type TokenSearchDoc } from '../search/token-index.ts';
 

@@ -23,3 +23,4 @@ export {
   type SearchWindow,
   type WindowName,
 } from './intervals.ts';
+export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
