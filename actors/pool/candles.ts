@@ -1,9 +1,6 @@
-import { INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, intervalIndex, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
-import { DIRTY, IV, START, STRIDE, SUB_SPAN, candleOfBucket, candleOfStored, copyBucket, mergeTrade, newBucket, releaseBucket, resetBucket, storedInto, toStored, type Candle, type StoredCandle } from './candles.bucket.ts';
-import { CandleRows } from './candle-rows.ts';
+import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, resetBucket, storedInto, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
+import { copyBucket, mergeTrade, newBucket, releaseBucket } from './candles.bucket.ts';
 import type { PoolTrade } from './trade.ts';
-
-export type { Candle, StoredCandle } from './candles.bucket.ts';
 
 /**
  * The candles of one pool (SERVICE.md 2.9, 4.4; DECISIONS row 8), for every interval

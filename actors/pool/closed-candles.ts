@@ -1,8 +1,6 @@
-import { INTERVAL_NAMES, intervalIndex, type CandleInterval } from '../../engine/model/index.ts';
+import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
-import { CandleRows } from './candle-rows.ts';
-import { IV, START, STRIDE, storedInto, type CandleRow } from './candles.bucket.ts';
-import type { ClosedCandleStore, PoolCandles, StoredCandle } from './candles.ts';
+import type { ClosedCandleStore, PoolCandles } from './candles.ts';
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its

@@ -1,5 +1,5 @@
-import type { CandleCurrency, CandleInterval, CandleMode } from '../model/index.ts';
-import type { Candle, SeriesOptions } from '../../actors/pool/candles.ts';
+import type { Candle, CandleCurrency, CandleInterval, CandleMode } from '../model/index.ts';
+import type { SeriesOptions } from '../../actors/pool/candles.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 
 /**

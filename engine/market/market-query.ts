@@ -1,4 +1,3 @@
-import type { Candle } from '../../actors/pool/candles.ts';
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
@@ -6,7 +5,7 @@ import { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import { CANDLE_INTERVALS, KNOWN_MINTS, TRADE, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
+import { CANDLE_INTERVALS, KNOWN_MINTS, TRADE, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
 import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
 import type { ActorHost } from '../supervisor/host.ts';

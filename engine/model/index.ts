@@ -24,3 +24,5 @@ export {
   type WindowName,
 } from './intervals.ts';
 export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
+export * from './candles.ts';
+export { CandleRows } from './candle-rows.ts';

@@ -1,6 +1,5 @@
-import { CANDLE_CURRENCIES, CANDLE_INTERVALS, CANDLE_MODES, INTERVAL_NAMES, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
+import { CANDLE_CURRENCIES, CANDLE_INTERVALS, CANDLE_MODES, INTERVAL_NAMES, type Candle, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Candle } from '../../actors/pool/candles.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { base58, rng, swapMaker, tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtures.ts';
