@@ -1,3 +1,4 @@
+import { RESEARCH_SLICES_MAX } from './bounds.ts';
 import { Observable, Subject, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
@@ -56,8 +57,6 @@ export function registerSource(factory: SourceFactory): void {
 }
 
 const CHECKPOINT_KEY = 'checkpoint';
-/** Slices a sliced checkpoint gives the research records before writing the rest at once. */
-const RESEARCH_SLICES_MAX = 200;
 /** A slice length from options: none or 0 is all at once. */
 const sliceOf = (sliceMs: number | undefined): number => (sliceMs !== undefined && sliceMs > 0 ? sliceMs : Infinity);
 /** Runs `steps` until they are done (true) or, checked after each, `deadline` (performance.now()) has passed (false). */

@@ -1,3 +1,4 @@
+import { TRADE_BLOCK_TRADES_MAX } from '../engine/bounds.ts';
 import { asBinary, type Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { valueWriter } from './msgpack-writer.ts';
@@ -83,7 +84,7 @@ export class TradesRepo {
    * late trades merge into the blocks LMDB shows, and a write not yet committed is not
    * shown, so a second one in flight would make overlapping blocks.
    */
-  write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
+  write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = TRADE_BLOCK_TRADES_MAX): Promise<unknown> {
     if (!(Number.isInteger(blockMax) && blockMax >= 1)) throw new RangeError(`blockMax must be a positive integer, not ${blockMax}`);
     const db = this.storage.trades;
     const n = trades.length;

@@ -1,3 +1,4 @@
+import { JOURNAL_TRADES_PER_STEP, PRUNE_KEYS_PER_TURN } from '../engine/bounds.ts';
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { TRADE, compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../engine/model/index.ts';
@@ -34,13 +35,6 @@ import { sameKey, type JournalKey, type TradesRepo } from './trades.repo.ts';
  */
 export const BUCKET_MS = 60 * 60_000;
 
-/**
- * Trades indexed per transaction, about (whole journal entries are taken). The size
- * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with
- * five-minute buckets); a smaller step holds LMDB's write lock, which the engine's own
- * commits wait for, for less time.
- */
-export const JOURNAL_TRADES_PER_STEP = 20_000;
 
 /** Where the next step's chunk number is kept (meta), written in the step's transaction. */
 const NEXT_CHUNK_KEY = 'walletIndex:nextChunk';
@@ -139,8 +133,6 @@ function journalled(storage: Storage, key: JournalKey): TradeBlock | undefined {
   return bytes ? new TradeBlock(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : undefined;
 }
 
-/** Index keys examined per turn by `pruneWalletIndex`. */
-const PRUNE_KEYS_PER_TURN = 20_000;
 
 /**
  * Deletes the chunks of buckets that end at or before `before` (the trades' 30-day

@@ -1,3 +1,4 @@
+import { FREE_MAX } from '../../engine/bounds.ts';
 import type { PoolTrade } from './trade.ts';
 import { CAP_CLOSE, CAP_HIGH, CAP_LOW, CAP_OPEN, CLOSE_SLOT, CLOSE_SUB, OPEN_SLOT, OPEN_SUB, PRICE_CLOSE, PRICE_HIGH, PRICE_LOW, PRICE_OPEN, STRIDE, USD_CAP_CLOSE, USD_CAP_HIGH, USD_CAP_LOW, USD_CAP_OPEN, USD_CLOSE_SLOT, USD_CLOSE_SUB, USD_OPEN_SLOT, USD_OPEN_SUB, USD_PRICE_CLOSE, USD_PRICE_HIGH, USD_PRICE_LOW, USD_PRICE_OPEN, USD_VOLUME, VOLUME, resetBucket } from '../../engine/model/index.ts';
 
@@ -14,7 +15,6 @@ import { CAP_CLOSE, CAP_HIGH, CAP_LOW, CAP_OPEN, CLOSE_SLOT, CLOSE_SUB, OPEN_SLO
  * the thread; a bucket goes here only once nothing refers to it.
  */
 const FREE: Float64Array[] = [];
-const FREE_MAX = 65_536;
 
 export function releaseBucket(d: Float64Array): void {
   if (FREE.length < FREE_MAX) FREE.push(d);

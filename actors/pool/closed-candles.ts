@@ -1,3 +1,4 @@
+import { WRITE_AT } from '../../engine/bounds.ts';
 import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
 import type { ClosedCandleStore, PoolCandles } from './candles.ts';
@@ -13,7 +14,6 @@ import type { ClosedCandleStore, PoolCandles } from './candles.ts';
  * cost several LMDB puts per trade. While a write is not committed its candles stay
  * readable here (LMDB does not show an uncommitted put).
  */
-export const WRITE_AT = 32;
 
 /** Room a buffer makes at once: a write's worth and some, for drains while one is in flight. */
 const BUFFER_ROWS = WRITE_AT + 16;

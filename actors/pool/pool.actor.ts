@@ -1,3 +1,4 @@
+import { WAITING_MAX } from '../../engine/bounds.ts';
 import type { EventObject } from 'xstate';
 import type { SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
@@ -16,8 +17,6 @@ import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
-/** Swaps kept while a pool's `pool` event or its token's decimals are unknown. */
-export const WAITING_MAX = 10_000;
 
 /** Where a pool actor's live output goes (engine/market/publisher.ts). */
 export interface PoolOutputs {

@@ -1,3 +1,4 @@
+import { CHUNK_MAX, CHUNK_MIN } from '../../engine/bounds.ts';
 import { writeNumber } from '../../storage/msgpack-writer.ts';
 import { Slabs } from './slabs.ts';
 import { decodeTrade, readNumberAt, skipValue } from '../../storage/trade-codec.ts';
@@ -292,8 +293,6 @@ const STRIDE = 7;
 const PAGE_BITS = 11;
 const PAGE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE - 1;
-const CHUNK_MIN = 4_096;
-const CHUNK_MAX = 65_536;
 const EMPTY_BYTES = Buffer.alloc(0);
 
 /**

@@ -1,3 +1,4 @@
+import { LOG_TRADES_MAX } from '../../engine/bounds.ts';
 import { WINDOW_BUCKETS, WINDOW_NAMES, WINDOW_RESOLUTION_MS, type WindowName } from '../../engine/model/index.ts';
 import { Slabs } from './slabs.ts';
 import type { PoolTrade } from './trade.ts';
@@ -81,8 +82,6 @@ export interface PoolWindowsOptions {
   logTradesMax?: number;
 }
 
-/** Past this many trades in 24h a pool moves from its raw log to rings: a log read scans 5 × this. */
-export const LOG_TRADES_MAX = 128;
 
 const NAMES = WINDOW_NAMES;
 const RINGS = NAMES.length;

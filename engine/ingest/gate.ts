@@ -1,9 +1,10 @@
+import { DEAD_LETTER_RAW_MAX } from '../bounds.ts';
 import { KNOWN_MINTS } from '../model/index.ts';
 import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
 import type { Metrics } from '../metrics.ts';
 import type { IngestSink } from '../sources/source.ts';
-import { DEAD_LETTER_RAW_MAX, logBytes, whenFlushed, type Storage } from '../../storage/lmdb.ts';
+import { logBytes, whenFlushed, type Storage } from '../../storage/lmdb.ts';
 import { CommittedBatch, logLineCount, logLines } from './batch.ts';
 import { EVENT_TYPES, type IngestEvent } from './events.ts';
 import { IdentityIndex } from './identities.ts';

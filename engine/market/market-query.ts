@@ -1,3 +1,4 @@
+import { RESUME_CANDLES_MAX } from '../bounds.ts';
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
@@ -81,8 +82,6 @@ export interface CandleResumeRequest {
   afterTime?: number;
 }
 
-/** At most this many candles in one resume frame (the candles route's maximum). */
-export const RESUME_CANDLES_MAX = 1_000;
 
 interface Hosts {
   /** Wallet labels for trade records; without it trades carry no labels. */

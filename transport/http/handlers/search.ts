@@ -1,3 +1,4 @@
+import { SEARCH_Q_CHARS_MAX } from '../../../engine/bounds.ts';
 import { SEARCH_WINDOWS, type SearchWindow } from '../../../engine/model/index.ts';
 import { z } from 'zod';
 import { unavailable } from '../../../engine/errors.ts';
@@ -25,8 +26,6 @@ import type { RouteContext, ServerDeps } from '../route.ts';
  *   ordered at, so USD sorts keep their order across pages while SOL moves.
  */
 
-/** Longest `q`: names and symbols are short, and the cursor carries q. */
-export const SEARCH_Q_CHARS_MAX = 100;
 export const SEARCH_SORTS = ['relevance', 'market_cap_usd', 'volume_usd', 'liquidity_usd', 'trader_count', 'created_at'] as const;
 export const SEARCH_MATCHES = ['smart', 'exact', 'prefix'] as const;
 
