@@ -1,6 +1,6 @@
 import { CANDLE_LATENESS_MS, CANDLE_LIVE_BUCKETS_MAX } from '../../engine/bounds.ts';
-import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, resetBucket, storedInto, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
-import { copyBucket, mergeTrade, newBucket, releaseBucket } from './candles.bucket.ts';
+import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, mergeTrade, resetBucket, storedInto, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
+import { copyBucket, newBucket, releaseBucket } from './candles.bucket.ts';
 import type { PoolTrade } from './trade.ts';
 
 /**

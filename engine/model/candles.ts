@@ -86,34 +86,34 @@ const VOLUME_AT = { quote: 14, usd: 24 } as const;
  */
 export const IV = 0;
 export const START = 1;
-export const OPEN_SLOT = 2;
-export const OPEN_SUB = 3;
-export const CLOSE_SLOT = 4;
-export const CLOSE_SUB = 5;
-export const PRICE_OPEN = 6;
-export const PRICE_HIGH = 7;
-export const PRICE_LOW = 8;
-export const PRICE_CLOSE = 9;
-export const CAP_OPEN = 10;
-export const CAP_HIGH = 11;
-export const CAP_LOW = 12;
-export const CAP_CLOSE = 13;
-export const VOLUME = 14;
-export const VOLUME_LO = 15;
-export const USD_PRICE_OPEN = 16;
-export const USD_PRICE_HIGH = 17;
-export const USD_PRICE_LOW = 18;
-export const USD_PRICE_CLOSE = 19;
-export const USD_CAP_OPEN = 20;
-export const USD_CAP_HIGH = 21;
-export const USD_CAP_LOW = 22;
-export const USD_CAP_CLOSE = 23;
-export const USD_VOLUME = 24;
-export const USD_VOLUME_LO = 25;
-export const USD_OPEN_SLOT = 26;
-export const USD_OPEN_SUB = 27;
-export const USD_CLOSE_SLOT = 28;
-export const USD_CLOSE_SUB = 29;
+const OPEN_SLOT = 2;
+const OPEN_SUB = 3;
+const CLOSE_SLOT = 4;
+const CLOSE_SUB = 5;
+const PRICE_OPEN = 6;
+const PRICE_HIGH = 7;
+const PRICE_LOW = 8;
+const PRICE_CLOSE = 9;
+const CAP_OPEN = 10;
+const CAP_HIGH = 11;
+const CAP_LOW = 12;
+const CAP_CLOSE = 13;
+const VOLUME = 14;
+const VOLUME_LO = 15;
+const USD_PRICE_OPEN = 16;
+const USD_PRICE_HIGH = 17;
+const USD_PRICE_LOW = 18;
+const USD_PRICE_CLOSE = 19;
+const USD_CAP_OPEN = 20;
+const USD_CAP_HIGH = 21;
+const USD_CAP_LOW = 22;
+const USD_CAP_CLOSE = 23;
+const USD_VOLUME = 24;
+const USD_VOLUME_LO = 25;
+const USD_OPEN_SLOT = 26;
+const USD_OPEN_SUB = 27;
+const USD_CLOSE_SLOT = 28;
+const USD_CLOSE_SUB = 29;
 /** 1 while the bucket is in PoolCandles' change list since the last takeChanged. */
 export const DIRTY = 30;
 export const STRIDE = 31;
@@ -127,6 +127,93 @@ export function resetBucket(d: Float64Array, o: number, iv: number, start: numbe
   d.set(EMPTY_BUCKET, o);
   d[o + IV] = iv;
   d[o + START] = start;
+}
+
+/**
+ * What a bucket takes of a trade (actors/pool/trade.ts's PoolTrade has these fields):
+ * the quote tracks, and the USD ones when the trade has USD values.
+ */
+export interface CandleTrade {
+  priceQuote: number;
+  marketCapQuote: number;
+  quoteAmount: number;
+  priceUsd: number | null;
+  marketCapUsd: number | null;
+  quoteUsd: number | null;
+}
+
+/**
+ * Merges one trade into the bucket at d[o..]. Order-independent: open/close are
+ * chosen by position, high/low by value, volumes are exact sums (below), so any
+ * arrival order of the same trades gives the same bucket. Merging the same trade
+ * twice leaves open/high/low/close unchanged (the position comparisons are strict)
+ * and adds its volume twice.
+ *
+ * USD tracks (the mixed-USD rule): a trade counts for them only when it has USD
+ * values (`usd`); open/close are then the USD-valued trades with the smallest and
+ * largest position, which may differ from the quote tracks' open/close trades.
+ */
+export function mergeTrade(d: Float64Array, o: number, t: CandleTrade, slot: number, sub: number, usd: boolean): void {
+  const price = t.priceQuote;
+  const cap = t.marketCapQuote;
+  let a = d[o + OPEN_SLOT]!;
+  if (slot < a || (slot === a && sub < d[o + OPEN_SUB]!)) {
+    d[o + OPEN_SLOT] = slot;
+    d[o + OPEN_SUB] = sub;
+    d[o + PRICE_OPEN] = price;
+    d[o + CAP_OPEN] = cap;
+  }
+  a = d[o + CLOSE_SLOT]!;
+  if (slot > a || (slot === a && sub > d[o + CLOSE_SUB]!)) {
+    d[o + CLOSE_SLOT] = slot;
+    d[o + CLOSE_SUB] = sub;
+    d[o + PRICE_CLOSE] = price;
+    d[o + CAP_CLOSE] = cap;
+  }
+  if (price > d[o + PRICE_HIGH]!) d[o + PRICE_HIGH] = price;
+  if (price < d[o + PRICE_LOW]!) d[o + PRICE_LOW] = price;
+  if (cap > d[o + CAP_HIGH]!) d[o + CAP_HIGH] = cap;
+  if (cap < d[o + CAP_LOW]!) d[o + CAP_LOW] = cap;
+  addVolume(d, o + VOLUME, t.quoteAmount);
+  if (!usd) return;
+  const usdPrice = t.priceUsd as number;
+  const usdCap = t.marketCapUsd as number;
+  a = d[o + USD_OPEN_SLOT]!;
+  if (slot < a || (slot === a && sub < d[o + USD_OPEN_SUB]!)) {
+    d[o + USD_OPEN_SLOT] = slot;
+    d[o + USD_OPEN_SUB] = sub;
+    d[o + USD_PRICE_OPEN] = usdPrice;
+    d[o + USD_CAP_OPEN] = usdCap;
+  }
+  a = d[o + USD_CLOSE_SLOT]!;
+  if (slot > a || (slot === a && sub > d[o + USD_CLOSE_SUB]!)) {
+    d[o + USD_CLOSE_SLOT] = slot;
+    d[o + USD_CLOSE_SUB] = sub;
+    d[o + USD_PRICE_CLOSE] = usdPrice;
+    d[o + USD_CAP_CLOSE] = usdCap;
+  }
+  if (usdPrice > d[o + USD_PRICE_HIGH]!) d[o + USD_PRICE_HIGH] = usdPrice;
+  if (usdPrice < d[o + USD_PRICE_LOW]!) d[o + USD_PRICE_LOW] = usdPrice;
+  if (usdCap > d[o + USD_CAP_HIGH]!) d[o + USD_CAP_HIGH] = usdCap;
+  if (usdCap < d[o + USD_CAP_LOW]!) d[o + USD_CAP_LOW] = usdCap;
+  addVolume(d, o + USD_VOLUME, t.quoteAmount * (t.quoteUsd as number));
+}
+
+/**
+ * Adds x to the double-double sum (hi at d[at], lo at d[at + 1]): TwoSum, then
+ * renormalise. hi + lo is the exact sum as long as a bucket's volumes span under ~100
+ * bits, so hi (the correctly rounded sum) does not depend on the order of additions;
+ * a plain `+=` would (0.1 + 0.2 + 0.3 !== 0.3 + 0.2 + 0.1).
+ */
+function addVolume(d: Float64Array, at: number, x: number): void {
+  const hi = d[at]!;
+  const s = hi + x;
+  let z = s - hi;
+  const lo = d[at + 1]! + (hi - (s - z)) + (x - z);
+  const sum = s + lo;
+  z = sum - s;
+  d[at + 1] = s - (sum - z) + (lo - z);
+  d[at] = sum;
 }
 
 export function hasUsd(d: Float64Array, o: number): boolean {
