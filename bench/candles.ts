@@ -1,6 +1,6 @@
-import { CandleRows } from '../actors/pool/candle-rows.ts';
-import { PoolCandles, type ClosedCandleStore, type StoredCandle } from '../actors/pool/candles.ts';
-import type { CandleInterval, PoolTrade } from '../actors/pool/trade.ts';
+import { CandleRows, type CandleInterval, type StoredCandle } from '../engine/model/index.ts';
+import { PoolCandles, type ClosedCandleStore } from '../actors/pool/candles.ts';
+import type { PoolTrade } from '../actors/pool/trade.ts';
 import { median, peakRssMiB, type Benchmark } from './harness.ts';
 import { Rng } from '../engine/sources/sim/rng.ts';
 

@@ -1,3 +1,14 @@
+import {
+  HTTP_QUERY_BYTES_MAX,
+  INGEST_BATCHES_IN_FLIGHT_MAX,
+  INGEST_BATCH_MAX,
+  INGEST_LINE_BYTES_MAX,
+  WS_BACKPRESSURE_BYTES,
+  WS_BACKPRESSURE_HARD_BYTES,
+  WS_FRAME_BYTES_MAX,
+  WS_HELD_BYTES_MAX,
+  WS_SUBSCRIPTIONS_MAX,
+} from './bounds.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -54,12 +65,12 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ingest: z
       .object({
-        batchMax: z.number().int().min(1).max(100_000).default(2_000).describe('events per ingest-log transaction; a parsed chunk of input (up to 1 MiB) is never split, so one chunk may pass it'),
-        batchesInFlightMax: z.number().int().min(1).max(64).default(8).describe('uncommitted batches before sources are paused, once they hold 1 MiB of log or more (small batches of a live pipe do not wait for the disk)'),
-        lineBytesMax: z.number().int().min(1024).default(1_048_576).describe('longest NDJSON line accepted; longer lines go to dead letters'),
+        batchMax: z.number().int().min(1).max(100_000).default(INGEST_BATCH_MAX).describe('events per ingest-log transaction; a parsed chunk of input (up to 1 MiB) is never split, so one chunk may pass it'),
+        batchesInFlightMax: z.number().int().min(1).max(64).default(INGEST_BATCHES_IN_FLIGHT_MAX).describe('uncommitted batches before sources are paused, once they hold 1 MiB of log or more (small batches of a live pipe do not wait for the disk)'),
+        lineBytesMax: z.number().int().min(1024).default(INGEST_LINE_BYTES_MAX).describe('longest NDJSON line accepted; longer lines go to dead letters'),
       })
       .strict()
-      .default({ batchMax: 2_000, batchesInFlightMax: 8, lineBytesMax: 1_048_576 }),
+      .default({ batchMax: INGEST_BATCH_MAX, batchesInFlightMax: INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: INGEST_LINE_BYTES_MAX }),
     actors: z
       .object({
         idleMs: z.number().int().min(10).default(60_000).describe('an actor unused this long is passivated'),
@@ -91,32 +102,32 @@ export const configSchema = z
       .default({ sniperSlots: 3 }),
     http: z
       .object({
-        queryBytesMax: z.number().int().min(256).default(8_192).describe('longest query string accepted (400 past it)'),
+        queryBytesMax: z.number().int().min(256).default(HTTP_QUERY_BYTES_MAX).describe('longest query string accepted (400 past it)'),
       })
       .strict()
-      .default({ queryBytesMax: 8_192 }),
+      .default({ queryBytesMax: HTTP_QUERY_BYTES_MAX }),
     ws: z
       .object({
         authTimeoutMs: z.number().int().min(10).default(5_000).describe('a connection without a key this long after connect is closed with 4408 (SERVICE.md: 5 s)'),
-        frameBytesMax: z.number().int().min(1_024).max(1_048_576).default(16_384).describe('largest client frame; longer ones close with 4400'),
+        frameBytesMax: z.number().int().min(1_024).max(1_048_576).default(WS_FRAME_BYTES_MAX).describe('largest client frame; longer ones close with 4400'),
         idleTimeoutS: z.number().int().min(12).max(960).default(32).describe('uWS idleTimeout: above the 15 s client ping; uWS pings a silent client halfway'),
-        backpressureBytes: z.number().int().min(1_024).default(1_048_576).describe('unsent bytes per connection before it is closed with 4008 (DECISIONS.md: 1 MiB)'),
-        backpressureHardBytes: z.number().int().min(4_096).default(16_777_216).describe('uWS maxBackpressure: frames past it are dropped; far above backpressureBytes so the soft limit acts first'),
+        backpressureBytes: z.number().int().min(1_024).default(WS_BACKPRESSURE_BYTES).describe('unsent bytes per connection before it is closed with 4008 (DECISIONS.md: 1 MiB)'),
+        backpressureHardBytes: z.number().int().min(4_096).default(WS_BACKPRESSURE_HARD_BYTES).describe('uWS maxBackpressure: frames past it are dropped; far above backpressureBytes so the soft limit acts first'),
         stalledGraceMs: z.number().int().min(10).default(2_000).describe('a slow consumer that reads nothing this long is cut without waiting for its close frame'),
-        heldBytesMax: z.number().int().min(1_024).default(65_536).describe('bytes of frames held before authentication completes; more closes with 4400'),
-        subscriptionsMax: z.number().int().min(1).default(10_000).describe('subscriptions on one connection'),
+        heldBytesMax: z.number().int().min(1_024).default(WS_HELD_BYTES_MAX).describe('bytes of frames held before authentication completes; more closes with 4400'),
+        subscriptionsMax: z.number().int().min(1).default(WS_SUBSCRIPTIONS_MAX).describe('subscriptions on one connection'),
       })
       .strict()
       .refine((ws) => ws.backpressureHardBytes >= 2 * ws.backpressureBytes, { message: 'backpressureHardBytes must be at least twice backpressureBytes', path: ['backpressureHardBytes'] })
       .default({
         authTimeoutMs: 5_000,
-        frameBytesMax: 16_384,
+        frameBytesMax: WS_FRAME_BYTES_MAX,
         idleTimeoutS: 32,
-        backpressureBytes: 1_048_576,
-        backpressureHardBytes: 16_777_216,
+        backpressureBytes: WS_BACKPRESSURE_BYTES,
+        backpressureHardBytes: WS_BACKPRESSURE_HARD_BYTES,
         stalledGraceMs: 2_000,
-        heldBytesMax: 65_536,
-        subscriptionsMax: 10_000,
+        heldBytesMax: WS_HELD_BYTES_MAX,
+        subscriptionsMax: WS_SUBSCRIPTIONS_MAX,
       }),
     sim: z
       .object({

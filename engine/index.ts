@@ -31,7 +31,7 @@ export type { Logger } from './log.ts';
 /** The supported Node.js range, as package.json states it. */
 export { SUPPORTED_NODE } from './node-version.ts';
 /** The events of INGEST.md, as `engine.ingest(event)` takes them, and what it resolves with. */
-export { KNOWN_MINTS, USDC, WSOL } from './ingest/events.ts';
+export { KNOWN_MINTS, USDC, WSOL } from './model/index.ts';
 export type {
   BalanceEvent,
   EventType,

@@ -1,3 +1,4 @@
+import { PRESENTED_MAX } from './bounds.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { PlanName } from './config.ts';
 import type { Account, Storage } from '../storage/lmdb.ts';
@@ -101,11 +102,6 @@ function sameBytes(bytes: Uint8Array, fast: Uint8Array): boolean {
   return true;
 }
 
-/**
- * Keys remembered: far more than one operator's clients use at once. When full the
- * memory starts over, so a client probing random keys costs memory only up to it.
- */
-const PRESENTED_MAX = 4_096;
 
 export function createKeyStore(storage: Storage, clock: { now(): number }): KeyStore {
   const db = storage.accounts;

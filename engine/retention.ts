@@ -1,3 +1,4 @@
+import { POOLS_PER_TURN } from './bounds.ts';
 import type { CandlesRepo } from '../storage/candles.repo.ts';
 import type { Storage } from '../storage/lmdb.ts';
 import type { TradesRepo } from '../storage/trades.repo.ts';
@@ -6,8 +7,6 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 
 const DAY = 86_400_000;
-/** Pools pruned per event-loop turn, so a retention pass never stalls ingest or HTTP. */
-const POOLS_PER_TURN = 200;
 
 export interface RetentionResult {
   pools: number;

@@ -1,3 +1,4 @@
+import { RESEARCH_SLICES_MAX } from './bounds.ts';
 import { Observable, Subject, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
@@ -11,7 +12,7 @@ import { ResearchFeed } from './market/research-feed.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { WSOL, timeOf, type IngestEvent } from './ingest/events.ts';
+import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -24,7 +25,7 @@ import { ActorHost } from './supervisor/host.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import type { StoredTrade } from '../storage/trades.repo.ts';
+import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
@@ -58,8 +59,6 @@ export function registerSource(factory: SourceFactory): void {
 }
 
 const CHECKPOINT_KEY = 'checkpoint';
-/** Slices a sliced checkpoint gives the research records before writing the rest at once. */
-const RESEARCH_SLICES_MAX = 200;
 /** A slice length from options: none or 0 is all at once. */
 const sliceOf = (sliceMs: number | undefined): number => (sliceMs !== undefined && sliceMs > 0 ? sliceMs : Infinity);
 /** Runs `steps` until they are done (true) or, checked after each, `deadline` (performance.now()) has passed (false). */
@@ -169,7 +168,7 @@ export class Engine {
     const outputs = {
       trade(state: PoolState, stored: StoredTrade) {
         publisher.trade(state, stored);
-        recentWallets.note(stored[5], state.pool_address);
+        recentWallets.note(stored[TRADE.wallet], state.pool_address);
       },
     };
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));

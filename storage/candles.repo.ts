@@ -1,8 +1,5 @@
+import { INTERVAL_COUNT, IV, START, CandleRows, intervalIndex, oneTradeItems, rowToStored, type CandleInterval, type CandleRow, type StoredCandle } from '../engine/model/index.ts';
 import { asBinary, type Key } from 'lmdb';
-import type { StoredCandle } from '../actors/pool/candles.ts';
-import { CandleRows } from '../actors/pool/candle-rows.ts';
-import { INTERVAL_COUNT, IV, START, intervalIndex, oneTradeItems, rowToStored, type CandleRow } from '../actors/pool/candles.bucket.ts';
-import type { CandleInterval } from '../actors/pool/trade.ts';
 import type { Storage } from './lmdb.ts';
 import { valueWriter as writer } from './msgpack-writer.ts';
 

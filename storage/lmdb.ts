@@ -70,8 +70,6 @@ export interface UsageRecord {
   messages: number;
 }
 
-/** Dead letters keep at most this much of a rejected event (a 10 MB line is cut). */
-export const DEAD_LETTER_RAW_MAX = 4_096;
 
 export interface Storage {
   readonly path: string;

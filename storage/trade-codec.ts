@@ -1,12 +1,4 @@
-import type { StoredTrade } from './trades.repo.ts';
-
-/**
- * The order of trade lists (SERVICE.md 2.8): created_at, then slot, tx_index,
- * event_index. Takes trades or trade keys alike (their first four numbers).
- */
-export function compareKey(a: ArrayLike<unknown>, b: ArrayLike<unknown>): number {
-  return (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number) || (a[3] as number) - (b[3] as number);
-}
+import { compareKey, type StoredTrade, type TradeSpan } from '../engine/model/index.ts';
 
 /**
  * Reading the msgpack forms a stored trade takes (the StoredTrade tuple as a fixarray
@@ -26,14 +18,6 @@ export interface TradeRows {
   /** compareKey(trade i, key). */
   compareAt(i: number, key: ArrayLike<unknown>): number;
   decode(i: number): StoredTrade;
-}
-
-/** Which trades a list takes: [minAt, maxAt], and strictly after (asc) or before (desc) `after`. */
-export interface TradeSpan {
-  order: 'asc' | 'desc';
-  minAt: number;
-  maxAt: number;
-  after?: ArrayLike<number>;
 }
 
 /**

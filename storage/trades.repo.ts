@@ -1,19 +1,9 @@
+import { TRADE_BLOCK_TRADES_MAX } from '../engine/bounds.ts';
 import { asBinary, type Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
 import { valueWriter } from './msgpack-writer.ts';
-import { TradeBlock, compareKey, windowed } from './trade-codec.ts';
-
-/**
- * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
- * [at, slot, txIndex, eventIndex, side (1 buy, 0 sell), wallet, baseAmount,
- *  quoteAmount, priceQuote, quoteUsd | null, marketCapQuote, txHash]
- */
-export type StoredTrade = [number, number, number, number, 0 | 1, string, number, number, number, number | null, number, string];
-
-export const compareStored: (a: StoredTrade, b: StoredTrade) => number = compareKey;
-
-/** A position in a pool's trade order. */
-export type TradeKey = [at: number, slot: number, txIndex: number, eventIndex: number];
+import { TRADE, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from '../engine/model/index.ts';
+import { TradeBlock, windowed } from './trade-codec.ts';
 
 /**
  * Trades encoded one by one as msgpack (each the StoredTrade tuple, decoding to it
@@ -94,7 +84,7 @@ export class TradesRepo {
    * late trades merge into the blocks LMDB shows, and a write not yet committed is not
    * shown, so a second one in flight would make overlapping blocks.
    */
-  write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = 512): Promise<unknown> {
+  write(pool: string, trades: EncodedTrades, persistedUpTo: TradeKey | null, blockMax = TRADE_BLOCK_TRADES_MAX): Promise<unknown> {
     if (!(Number.isInteger(blockMax) && blockMax >= 1)) throw new RangeError(`blockMax must be a positive integer, not ${blockMax}`);
     const db = this.storage.trades;
     const n = trades.length;
@@ -133,7 +123,7 @@ export class TradesRepo {
       // The block starting at or before the trade holds its range (blocks are disjoint):
       // found by key alone, and read only when it is not the one being filled already.
       let key: Key[] | null = null;
-      for (const k of db.getKeys({ start: [pool, trade[0], trade[1], trade[2], trade[3]], end: [pool], reverse: true, limit: 1 })) key = k;
+      for (const k of db.getKeys({ start: [pool, trade[TRADE.at], trade[TRADE.slot], trade[TRADE.txIndex], trade[TRADE.eventIndex]], end: [pool], reverse: true, limit: 1 })) key = k;
       if (cover === undefined || !sameKey(key, cover)) {
         if (cover !== undefined) {
           last = db.put(target, block);
@@ -142,7 +132,7 @@ export class TradesRepo {
         cover = key;
         // None: earlier than every stored trade. The first block's key would have to move,
         // so these go to a new block of their own, in front of it.
-        target = key ?? [pool, trade[0], trade[1], trade[2], trade[3]];
+        target = key ?? [pool, trade[TRADE.at], trade[TRADE.slot], trade[TRADE.txIndex], trade[TRADE.eventIndex]];
         block = key ? ((db.get(key) as StoredTrade[] | undefined) ?? []) : [];
       }
       let at = block.length;
@@ -160,7 +150,7 @@ export class TradesRepo {
    * Trades of a pool after (or before, descending) `after`, exclusive, in order, none
    * outside [minAt, maxAt]; lazily, block by block.
    */
-  *read(pool: string, opts: { after?: TradeKey; order: 'asc' | 'desc'; minAt: number; maxAt: number }): Generator<StoredTrade> {
+  *read(pool: string, opts: TradeSpan): Generator<StoredTrade> {
     const db = this.storage.tradeBlocks;
     const { after, minAt, maxAt } = opts;
     let range: Iterable<{ value: Buffer }>;

@@ -1,7 +1,9 @@
+import { JOURNAL_TRADES_PER_STEP, PRUNE_KEYS_PER_TURN } from '../engine/bounds.ts';
 import type { Key } from 'lmdb';
 import type { Storage } from './lmdb.ts';
-import { TradeBlock, compareKey, dedup, merge } from './trade-codec.ts';
-import { sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesRepo } from './trades.repo.ts';
+import { TRADE, compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../engine/model/index.ts';
+import { TradeBlock, dedup, merge } from './trade-codec.ts';
+import { sameKey, type JournalKey, type TradesRepo } from './trades.repo.ts';
 
 /**
  * The wallet order of trades (ARCHITECTURE.md `trades_by_wallet`), in chunks: key
@@ -33,13 +35,6 @@ import { sameKey, type JournalKey, type StoredTrade, type TradeKey, type TradesR
  */
 export const BUCKET_MS = 60 * 60_000;
 
-/**
- * Trades indexed per transaction, about (whole journal entries are taken). The size
- * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with
- * five-minute buckets); a smaller step holds LMDB's write lock, which the engine's own
- * commits wait for, for less time.
- */
-export const JOURNAL_TRADES_PER_STEP = 20_000;
 
 /** Where the next step's chunk number is kept (meta), written in the step's transaction. */
 const NEXT_CHUNK_KEY = 'walletIndex:nextChunk';
@@ -138,8 +133,6 @@ function journalled(storage: Storage, key: JournalKey): TradeBlock | undefined {
   return bytes ? new TradeBlock(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : undefined;
 }
 
-/** Index keys examined per turn by `pruneWalletIndex`. */
-const PRUNE_KEYS_PER_TURN = 20_000;
 
 /**
  * Deletes the chunks of buckets that end at or before `before` (the trades' 30-day
@@ -175,17 +168,9 @@ export async function pruneWalletIndex(storage: Storage, before: number): Promis
 /** One trade of a wallet and its pool. */
 export type WalletTrade = [trade: StoredTrade, pool: string];
 
-export interface WalletWindow {
-  order: 'asc' | 'desc';
-  minAt: number;
-  maxAt: number;
-  /** Exclusive: continue after (asc) or before (desc) this position. */
-  after?: TradeKey;
-}
-
 /** Whether trade key `t` is in the window (on the far side of `after`). */
-function inWindow(t: ArrayLike<unknown>, w: WalletWindow): boolean {
-  const at = t[0] as number;
+function inWindow(t: ArrayLike<unknown>, w: TradeSpan): boolean {
+  const at = t[TRADE.at] as number;
   if (at < w.minAt || at > w.maxAt) return false;
   if (!w.after) return true;
   const c = compareKey(t, w.after);
@@ -200,7 +185,7 @@ function inWindow(t: ArrayLike<unknown>, w: WalletWindow): boolean {
  * one transaction, and this reads in one (a synchronous walk), so no trade falls
  * between the two; one may be in both (a block rewritten since it was indexed).
  */
-export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet: string, w: WalletWindow): Generator<WalletTrade> {
+export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet: string, w: TradeSpan): Generator<WalletTrade> {
   const asc = w.order === 'asc';
   const pending: Array<[TradeKey, () => WalletTrade]> = [];
   const utf8 = Buffer.from(wallet, 'utf8');
@@ -233,7 +218,7 @@ export function* storedWalletTrades(storage: Storage, trades: TradesRepo, wallet
 const positionOf = (item: [TradeKey, unknown]) => item[0];
 
 /** The wallet's indexed trade positions in the window, in order, bucket by bucket. */
-function* indexedRefs(storage: Storage, wallet: string, w: WalletWindow): Generator<[TradeKey, string]> {
+function* indexedRefs(storage: Storage, wallet: string, w: TradeSpan): Generator<[TradeKey, string]> {
   const asc = w.order === 'asc';
   const bucketOf = (at: number) => Math.floor(at / BUCKET_MS) * BUCKET_MS;
   const near = w.after ? (asc ? Math.max(w.after[0], w.minAt) : Math.min(w.after[0], w.maxAt)) : asc ? w.minAt : w.maxAt;

@@ -1,3 +1,4 @@
+import { HTTP_HEADER_BYTES_MAX } from '../engine/bounds.ts';
 /**
  * The one place that loads uWebSockets.js. Other transport files import its runtime
  * values from here and only `import type` from 'uWebSockets.js'.
@@ -12,12 +13,6 @@
  * @internal
  */
 
-/**
- * Request line + headers accepted by uWS, in bytes. A bound on what one slow client can
- * make uWS buffer before its headers are complete (uWS's HTTP idle timeout ends such
- * connections); well above any `http.queryBytesMax` a deployment should need.
- */
-export const HTTP_HEADER_BYTES_MAX = 128 * 1024;
 
 // The native library's only knob for it; an operator's own value wins.
 process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(HTTP_HEADER_BYTES_MAX);

@@ -1,31 +1,7 @@
-import {
-  DIRTY,
-  INTERVAL_COUNT,
-  INTERVAL_LENGTHS,
-  INTERVAL_NAMES,
-  IV,
-  START,
-  STRIDE,
-  SUB_SPAN,
-  candleOfBucket,
-  candleOfStored,
-  copyBucket,
-  intervalIndex,
-  mergeTrade,
-  newBucket,
-  releaseBucket,
-  resetBucket,
-  storedInto,
-  toStored,
-  type Candle,
-  type CandleCurrency,
-  type CandleMode,
-  type StoredCandle,
-} from './candles.bucket.ts';
-import { CandleRows } from './candle-rows.ts';
-import type { CandleInterval, PoolTrade } from './trade.ts';
-
-export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles.bucket.ts';
+import { CANDLE_LATENESS_MS, CANDLE_LIVE_BUCKETS_MAX } from '../../engine/bounds.ts';
+import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, mergeTrade, resetBucket, storedInto, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
+import { copyBucket, newBucket, releaseBucket } from './candles.bucket.ts';
+import type { PoolTrade } from './trade.ts';
 
 /**
  * The candles of one pool (SERVICE.md 2.9, 4.4; DECISIONS row 8), for every interval
@@ -55,16 +31,7 @@ export type { Candle, CandleCurrency, CandleMode, StoredCandle } from './candles
  *   subscribers: pending candles and the change list grow until then.
  */
 
-/** Trades up to this late (by block time, behind the newest) never take the late path. */
-export const CANDLE_LATENESS_MS = 10_000;
 
-/**
- * At most this many live buckets per interval. With drains every second or so the
- * 1s interval holds ~11 (the lateness allowance) and the others 1 or 2; past the bound
- * (a caller that stopped draining) the oldest live bucket is closed early, which is
- * still correct: later trades for it take the late path.
- */
-export const CANDLE_LIVE_BUCKETS_MAX = 32;
 
 /**
  * Closed candles of one pool as persisted (LMDB `candles`, key pool + interval +

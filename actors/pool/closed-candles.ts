@@ -1,8 +1,7 @@
+import { WRITE_AT } from '../../engine/bounds.ts';
+import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
-import { CandleRows } from './candle-rows.ts';
-import { INTERVAL_NAMES, IV, START, STRIDE, intervalIndex, storedInto, type CandleRow } from './candles.bucket.ts';
-import type { ClosedCandleStore, PoolCandles, StoredCandle } from './candles.ts';
-import type { CandleInterval } from './trade.ts';
+import type { ClosedCandleStore, PoolCandles } from './candles.ts';
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its
@@ -15,7 +14,6 @@ import type { CandleInterval } from './trade.ts';
  * cost several LMDB puts per trade. While a write is not committed its candles stay
  * readable here (LMDB does not show an uncommitted put).
  */
-export const WRITE_AT = 32;
 
 /** Room a buffer makes at once: a write's worth and some, for drains while one is in flight. */
 const BUFFER_ROWS = WRITE_AT + 16;

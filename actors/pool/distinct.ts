@@ -1,3 +1,4 @@
+import { SPARSE_MAX } from '../../engine/bounds.ts';
 /**
  * Approximate distinct counts (HyperLogLog) for a pool's all-time trader, buyer and
  * seller counts (SERVICE.md 2.4: "distinct wallets, approximate").
@@ -23,8 +24,6 @@ const P = 11;
 const M = 1 << P;
 const ALPHA_MM = (0.7213 / (1 + 1.079 / M)) * M * M;
 const RANK_MAX = 32 - P + 1;
-/** Distinct hashes a counter keeps exactly before turning dense (2 KiB either way). */
-export const SPARSE_MAX = 512;
 
 /** MurmurHash3 (x86, 32-bit) of a string's UTF-16 code units (addresses are ASCII). */
 export function murmur3(s: string, seed = 0x9747b28c): number {

@@ -1,4 +1,4 @@
-import type { WindowName } from './trade.ts';
+import type { WindowName } from '../../engine/model/index.ts';
 import type { Windowed } from './windows.ts';
 
 /**

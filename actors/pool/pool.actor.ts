@@ -1,8 +1,10 @@
+import { WAITING_MAX } from '../../engine/bounds.ts';
 import type { EventObject } from 'xstate';
-import { KNOWN_MINTS, type SwapEvent } from '../../engine/ingest/events.ts';
+import type { SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import type { StoredTrade, TradesRepo } from '../../storage/trades.repo.ts';
+import { KNOWN_MINTS, type StoredTrade } from '../../engine/model/index.ts';
+import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
@@ -15,8 +17,6 @@ import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
-/** Swaps kept while a pool's `pool` event or its token's decimals are unknown. */
-export const WAITING_MAX = 10_000;
 
 /** Where a pool actor's live output goes (engine/market/publisher.ts). */
 export interface PoolOutputs {

@@ -1,5 +1,5 @@
-import { KNOWN_MINTS, type MigrationEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
-import type { StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
+import type { MigrationEvent, PoolEvent, SwapEvent } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
 import { PoolCandles, SEQ_STALE_GAP } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';

@@ -1,3 +1,4 @@
+import { SLAB_BYTES } from '../../engine/bounds.ts';
 /**
  * Memory in slices of shared 1 MiB slabs: an ArrayBuffer of its own per small array
  * costs more than the numbers in it (a backing store, external memory accounting, and
@@ -35,6 +36,5 @@ export class Slabs {
   }
 }
 
-const SLAB_BYTES = 1 << 20;
 /** The largest slice: an eighth of a slab. */
 export const SLICE_MAX = SLAB_BYTES >> 3;

@@ -1,7 +1,9 @@
+import { CHUNK_MAX, CHUNK_MIN } from '../../engine/bounds.ts';
 import { writeNumber } from '../../storage/msgpack-writer.ts';
 import { Slabs } from './slabs.ts';
 import { decodeTrade, readNumberAt, skipValue } from '../../storage/trade-codec.ts';
-import type { EncodedTrades, StoredTrade, TradeKey } from '../../storage/trades.repo.ts';
+import { TRADE, TRADE_FIELDS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
+import type { EncodedTrades } from '../../storage/trades.repo.ts';
 
 /**
  * A pool's trades not yet in the trades store, kept as msgpack bytes encoded once when
@@ -52,17 +54,17 @@ export class TradeLog implements EncodedTrades {
   /** Encodes a trade and puts it in order (after trades at the same position). */
   insert(t: StoredTrade): void {
     if (t.length !== 12) throw new TypeError(`a stored trade has 12 values, not ${t.length}`);
-    const at = t[0];
-    const slot = t[1];
-    const txIndex = t[2];
-    const eventIndex = t[3];
+    const at = t[TRADE.at];
+    const slot = t[TRADE.slot];
+    const txIndex = t[TRADE.txIndex];
+    const eventIndex = t[TRADE.eventIndex];
     if (typeof at !== 'number' || typeof slot !== 'number' || typeof txIndex !== 'number' || typeof eventIndex !== 'number') {
       throw new TypeError('a stored trade starts with four numbers: at, slot, txIndex, eventIndex');
     }
     const n = this.length;
     if (n + 1 > this.capacity) this.reserve(n + 1);
     let need = 1;
-    for (let k = 0; k < 12; k++) {
+    for (let k = 0; k < TRADE_FIELDS; k++) {
       const v = t[k];
       need += typeof v === 'string' ? 5 + 3 * v.length : 9;
     }
@@ -211,7 +213,7 @@ export class TradeLog implements EncodedTrades {
         index[j + k] = readNumberAt(bytes, p, next);
         p = next;
       }
-      for (let k = 4; k < 12; k++) p = skipValue(bytes, p);
+      for (let k = TRADE.side; k < TRADE_FIELDS; k++) p = skipValue(bytes, p);
       if (i > 0) {
         const c = at - index[j]! || slot - index[j + 1]! || txIndex - index[j + 2]! || eventIndex - index[j + 3]!;
         if (c > 0) throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
@@ -291,8 +293,6 @@ const STRIDE = 7;
 const PAGE_BITS = 11;
 const PAGE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE - 1;
-const CHUNK_MIN = 4_096;
-const CHUNK_MAX = 65_536;
 const EMPTY_BYTES = Buffer.alloc(0);
 
 /**
@@ -304,7 +304,7 @@ const slabs = new Slabs();
 /** Writes `t` as a fixarray at `pos` (room checked by the caller); returns the end. */
 function encodeTrade(b: Buffer, pos: number, t: StoredTrade): number {
   b[pos++] = 0x9c;
-  for (let k = 0; k < 12; k++) {
+  for (let k = 0; k < TRADE_FIELDS; k++) {
     const v: unknown = t[k];
     if (typeof v === 'number') pos = writeNumber(b, pos, v);
     else if (typeof v === 'string') pos = writeString(b, pos, v);

@@ -30,11 +30,3 @@ export interface PoolTrade {
 export function comparePosition(a: Pick<PoolTrade, 'slot' | 'txIndex' | 'eventIndex'>, b: Pick<PoolTrade, 'slot' | 'txIndex' | 'eventIndex'>): number {
   return a.slot - b.slot || a.txIndex - b.txIndex || a.eventIndex - b.eventIndex;
 }
-
-/** Candle intervals of SERVICE.md 4.4, with their length in ms. */
-export const CANDLE_INTERVALS = { '1s': 1_000, '15s': 15_000, '1m': 60_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000 } as const;
-export type CandleInterval = keyof typeof CANDLE_INTERVALS;
-
-/** Rolling windows of SERVICE.md 2.5, in order, with their length in ms. */
-export const WINDOWS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000 } as const;
-export type WindowName = keyof typeof WINDOWS;

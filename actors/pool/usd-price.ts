@@ -1,4 +1,4 @@
-import { KNOWN_MINTS, STABLE_MINTS } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS, STABLE_MINTS } from '../../engine/model/index.ts';
 import { quotePriceAt, latestQuotePrice, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import type { TokenState } from '../token/token.logic.ts';
 import { liquidityQuote, spotPrice, type PoolState } from './pool.logic.ts';

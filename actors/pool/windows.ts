@@ -1,5 +1,7 @@
+import { LOG_TRADES_MAX } from '../../engine/bounds.ts';
+import { WINDOW_BUCKETS, WINDOW_NAMES, WINDOW_RESOLUTION_MS, type WindowName } from '../../engine/model/index.ts';
 import { Slabs } from './slabs.ts';
-import { WINDOWS, type PoolTrade, type WindowName } from './trade.ts';
+import type { PoolTrade } from './trade.ts';
 
 /**
  * Rolling windowed metrics of one pool (SERVICE.md 2.5): price change, volumes, trade
@@ -80,16 +82,10 @@ export interface PoolWindowsOptions {
   logTradesMax?: number;
 }
 
-/** Past this many trades in 24h a pool moves from its raw log to rings: a log read scans 5 × this. */
-export const LOG_TRADES_MAX = 128;
 
-const NAMES = Object.keys(WINDOWS) as WindowName[];
+const NAMES = WINDOW_NAMES;
 const RINGS = NAMES.length;
-/** Buckets per window: the edge error is 1/60 of the window. */
-export const WINDOW_BUCKETS = 60;
 const N = WINDOW_BUCKETS;
-/** Bucket length of each window, in ms. */
-export const WINDOW_RESOLUTION_MS = Object.fromEntries(NAMES.map((name) => [name, WINDOWS[name] / N])) as Record<WindowName, number>;
 const RES = NAMES.map((name) => WINDOW_RESOLUTION_MS[name]);
 const RES_24H = RES[RINGS - 1]!;
 

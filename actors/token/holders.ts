@@ -1,3 +1,4 @@
+import { PRUNE_MIN } from '../../engine/bounds.ts';
 /**
  * The holders of one token, from its `balance` events (INGEST.md: identity
  * `(token, wallet, slot)`, last write by slot wins). Plain mutable state owned by the
@@ -33,8 +34,6 @@ export const DEFAULT_SNIPER_SLOTS = 3;
  * older balance for a dropped wallet would be taken as new.
  */
 export const LATE_SLOTS = 750;
-/** Tombstones allowed before the first pruning pass. */
-const PRUNE_MIN = 4_096;
 const NONE = Number.POSITIVE_INFINITY;
 /** format u8, count u32, address bytes u32, newest slot f64, pruning threshold f64. */
 const HEADER_BYTES = 1 + 4 + 4 + 8 + 8;

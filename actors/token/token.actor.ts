@@ -1,4 +1,4 @@
-import { KNOWN_MINTS } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS } from '../../engine/model/index.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
 import { DEFAULT_SNIPER_SLOTS, Holders } from './holders.ts';
 import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';

@@ -1,4 +1,5 @@
-import { KNOWN_MINTS, type BalanceEvent, type MigrationEvent, type PoolEvent, type TokenEvent } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS } from '../../engine/model/index.ts';
+import type { BalanceEvent, MigrationEvent, PoolEvent, TokenEvent } from '../../engine/ingest/events.ts';
 import { Holders, type HolderStats } from './holders.ts';
 
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */

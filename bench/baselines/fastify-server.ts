@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { WallClock } from '../../engine/clock.ts';
 import { loadConfig } from '../../engine/config.ts';
 import { EngineError, badRequest, invalidApiKey, notFound, unauthenticated } from '../../engine/errors.ts';

@@ -13,14 +13,6 @@ const uint = z.number().int().nonnegative();
 const millis = z.number().int().nonnegative().max(8_640_000_000_000_000);
 const text = (max: number) => z.string().max(max);
 
-export const WSOL = 'So11111111111111111111111111111111111111112';
-export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-export const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-/** Mints the engine knows without a `token` event, with their decimals. */
-export const KNOWN_MINTS: Readonly<Record<string, number>> = { [WSOL]: 9, [USDC]: 6, [USDT]: 6 };
-/** Stablecoins worth 1 USD until a `quote_price` event for them says otherwise (DECISIONS.md). */
-export const STABLE_MINTS: Readonly<Record<string, true>> = { [USDC]: true, [USDT]: true };
-
 export const tokenEvent = z.object({
   type: z.literal('token'),
   token_address: address,

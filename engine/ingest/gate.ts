@@ -1,18 +1,17 @@
+import { DEAD_LETTER_RAW_MAX, IN_FLIGHT_BYTES_FREE } from '../bounds.ts';
+import { KNOWN_MINTS } from '../model/index.ts';
 import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
 import type { Metrics } from '../metrics.ts';
 import type { IngestSink } from '../sources/source.ts';
-import { DEAD_LETTER_RAW_MAX, logBytes, whenFlushed, type Storage } from '../../storage/lmdb.ts';
+import { logBytes, whenFlushed, type Storage } from '../../storage/lmdb.ts';
 import { CommittedBatch, logLineCount, logLines } from './batch.ts';
-import { EVENT_TYPES, KNOWN_MINTS, type IngestEvent } from './events.ts';
+import { EVENT_TYPES, type IngestEvent } from './events.ts';
 import { IdentityIndex } from './identities.ts';
 import type { ParsedChunk } from './parsed-chunk.ts';
 import { validateLine, validateObject, type Validation } from './validate.ts';
 
 export { CommittedBatch } from './batch.ts';
-
-/** Uncommitted log bytes below which any number of batches may wait for their commit (see writable). */
-const IN_FLIGHT_BYTES_FREE = 1 << 20;
 
 /** What `ingest(event)` resolves to, once the outcome is durable. */
 export type IngestResult =

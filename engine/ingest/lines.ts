@@ -1,3 +1,4 @@
+import { REJECTED_HEAD_BYTES } from '../bounds.ts';
 import { isUtf8 } from 'node:buffer';
 
 const NEWLINE = 0x0a;
@@ -10,8 +11,6 @@ export interface LineSink {
   reject(reason: string, head: Buffer, position: number): void;
 }
 
-/** Bytes of a rejected line kept for its dead letter. */
-export const REJECTED_HEAD_BYTES = 4_096;
 
 /**
  * Splits NDJSON bytes into lines, across chunk boundaries. A line longer than

@@ -1,5 +1,4 @@
-import { INTERVAL_NAMES as INTERVALS, intervalIndex } from '../../actors/pool/candles.bucket.ts';
-import type { CandleInterval } from '../../actors/pool/trade.ts';
+import { INTERVAL_NAMES as INTERVALS, intervalIndex, type CandleInterval } from '../model/index.ts';
 
 /** DECISIONS.md: the server keeps at least the last 10 minutes of candle events. */
 export const RESUME_HISTORY_MS = 10 * 60_000;

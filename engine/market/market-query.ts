@@ -1,22 +1,21 @@
-import type { Candle, CandleCurrency, CandleMode } from '../../actors/pool/candles.ts';
+import { RESUME_CANDLES_MAX } from '../bounds.ts';
 import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
 import { computeHeat } from '../../actors/pool/heat.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from '../../actors/pool/usd-price.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
-import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
+import { CANDLE_INTERVALS, KNOWN_MINTS, TRADE, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredTrade, type TradeKey, type TradeSpan } from '../model/index.ts';
+import type { TradesRepo } from '../../storage/trades.repo.ts';
 import type { Clock } from '../clock.ts';
-import { KNOWN_MINTS } from '../ingest/events.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { CandleHistory } from './candle-history.ts';
 import { candleAt, candleSeries, graduationOf, type Graduation } from './candle-series.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import { storedWalletTrades } from '../../storage/wallet-index.ts';
 import { dedup, merge } from '../../storage/trade-codec.ts';
-import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, type TradeWindow } from './trades.ts';
+import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take } from './trades.ts';
 import { walletTradesInMemory, type RecentWalletPools } from './wallet-trades.ts';
 import { poolObject, snapshotOf, tokenName, tokenObject, tokenTotals, totalsOf, tradedPools, tradeJson, tradeRecord } from './views.ts';
 
@@ -83,8 +82,6 @@ export interface CandleResumeRequest {
   afterTime?: number;
 }
 
-/** At most this many candles in one resume frame (the candles route's maximum). */
-export const RESUME_CANDLES_MAX = 1_000;
 
 interface Hosts {
   /** Wallet labels for trade records; without it trades carry no labels. */
@@ -498,7 +495,7 @@ export class MarketQuery {
     };
   }
 
-  private window(opts: TradeListOptions): TradeWindow {
+  private window(opts: TradeListOptions): TradeSpan {
     const now = this.clock.now();
     const floor = now - TRADE_HISTORY_MS;
     const start = Math.max(opts.startTime ?? now - TRADE_DEFAULT_WINDOW_MS, floor);
@@ -516,7 +513,7 @@ export class MarketQuery {
     };
     const rows = items.map(([t, p]): TradeRow => {
       const token = side(p);
-      return [t, p, token, token === p.info!.base_address ? null : supply(token), activeLabels(this.hosts.labels?.get(t[5]))];
+      return [t, p, token, token === p.info!.base_address ? null : supply(token), activeLabels(this.hosts.labels?.get(t[TRADE.wallet]))];
     });
     const last = items[items.length - 1]?.[0];
     return new TradePage(rows, hasMore && last ? [last[0], last[1], last[2], last[3]] : null);

@@ -1,18 +1,14 @@
 import { countCandleChanges, takeCandleChanges, type PoolOutputs } from '../../actors/pool/pool.actor.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
-import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
+import { CANDLE_CURRENCIES, CANDLE_MODES, INTERVAL_NAMES, KNOWN_MINTS, TRADE, type StoredTrade } from '../model/index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
-import { KNOWN_MINTS } from '../ingest/events.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
 import { candleAt, cutOf, graduationOf } from './candle-series.ts';
 import type { MarketQuery } from './market-query.ts';
 import { tradeJson } from './views.ts';
 
-const MODES = ['price', 'market_cap'] as const;
-const CURRENCIES = ['usd', 'quote'] as const;
 
 export interface PublisherDeps {
   /** The sink attached now (NO_TOPICS until a transport attaches). */
@@ -45,7 +41,7 @@ interface PoolWatch {
 }
 
 /** Every (interval, mode, currency) series, in a fixed order. */
-const SERIES = INTERVAL_NAMES.flatMap((interval) => MODES.flatMap((mode) => CURRENCIES.map((currency) => ({ interval, mode, currency }))));
+const SERIES = INTERVAL_NAMES.flatMap((interval) => CANDLE_MODES.flatMap((mode) => CANDLE_CURRENCIES.map((currency) => ({ interval, mode, currency }))));
 
 /**
  * The engine's live output (ARCHITECTURE.md, "Topics"): turns what the actors apply
@@ -89,7 +85,7 @@ export class MarketPublisher implements PoolOutputs {
     const toBase = sink.has(names.base);
     const toQuote = names.quote !== null && sink.has(names.quote);
     if (!toPool && !toBase && !toQuote) return;
-    const labels = this.deps.labels(stored[5]);
+    const labels = this.deps.labels(stored[TRADE.wallet]);
     if (toPool || toBase) {
       const data = tradeJson(stored, state, info.base_address, null, labels);
       if (toPool) sink.publish(names.pool, `{"stream":"pool_trades","data":${data}}`);

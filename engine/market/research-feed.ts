@@ -1,17 +1,18 @@
+import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL, type SearchWindow } from '../model/index.ts';
 import type { Logger } from 'pino';
 import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
 import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
 import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import type { Clock } from '../clock.ts';
-import { KNOWN_MINTS, USDC, USDT, WSOL, type IngestEvent } from '../ingest/events.ts';
+import type { IngestEvent } from '../ingest/events.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
-import type { SearchPosition, SearchQuery, SearchWindow } from '../search/token-index.ts';
+import type { SearchPosition, SearchQuery } from '../search/token-index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { MarketQuery } from './market-query.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
 import { tokenTotals, tradedPools } from './views.ts';
-import { SEARCH_WINDOWS, TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
+import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 
 /**
  * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,

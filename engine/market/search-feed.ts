@@ -1,7 +1,6 @@
-import { WINDOW_RESOLUTION_MS } from '../../actors/pool/windows.ts';
-import { USDC, USDT, WSOL } from '../ingest/events.ts';
+import { SEARCH_WINDOWS, USDC, USDT, WINDOW_RESOLUTION_MS, WSOL, type SearchWindow } from '../model/index.ts';
 import type { TokenRecord } from '../search/research-store.ts';
-import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow, type TokenSearchDoc } from '../search/token-index.ts';
+import { TokenSearchIndex, type SearchPage, type SearchQuery, type TokenSearchDoc } from '../search/token-index.ts';
 
 /**
  * The token search index kept in step with the token records of the research feed
@@ -27,9 +26,6 @@ import { TokenSearchIndex, type SearchPage, type SearchQuery, type SearchWindow,
  *   most once per 24 minutes per untouched token; the 5m window once per 5 s, for the
  *   few tokens that traded in the last 5 minutes.
  */
-
-/** The windows of the search route, in the order of `TokenRecord.window_usd`. */
-export const SEARCH_WINDOWS = ['5m', '1h', '6h', '24h'] as const satisfies readonly SearchWindow[];
 
 /** USD prices of wSOL, USDC and USDT (null when unknown): the quote assets priced in USD. */
 export type QuotePrices = [wsol: number | null, usdc: number | null, usdt: number | null];

@@ -1,19 +1,12 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
 import { dedup, merge, windowed } from '../../storage/trade-codec.ts';
-import type { StoredTrade, TradeKey, TradesRepo } from '../../storage/trades.repo.ts';
+import type { StoredTrade, TradeSpan } from '../model/index.ts';
+import type { TradesRepo } from '../../storage/trades.repo.ts';
 
 /** Trade history served: the last 30 days (SERVICE.md 4.1). */
 export const TRADE_HISTORY_MS = 30 * 86_400_000;
 /** Without start_time, trade lists cover the last 24 hours (SERVICE.md 4.1). */
 export const TRADE_DEFAULT_WINDOW_MS = 86_400_000;
-
-export interface TradeWindow {
-  order: 'asc' | 'desc';
-  minAt: number;
-  maxAt: number;
-  /** Exclusive: continue after (asc) or before (desc) this position. */
-  after?: TradeKey;
-}
 
 /**
  * A pool's trades in the window, in order: the stored blocks and the ones still in
@@ -21,14 +14,14 @@ export interface TradeWindow {
  * not show yet: pool.actor.ts), as three sorted streams merged lazily, so that a page
  * decodes only about the trades it returns.
  */
-export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeWindow): Generator<StoredTrade> {
+export function* poolTrades(repo: TradesRepo, pool: string, state: PoolState | undefined, w: TradeSpan): Generator<StoredTrade> {
   const streams: Array<Iterator<StoredTrade>> = [repo.read(pool, w)];
   if (state) streams.push(memoryTrades(state, w));
   yield* dedup(merge(streams, w.order === 'asc', self), self);
 }
 
 /** A pool's trades in memory only (the unsaved log, and the batch being written), in the window's order. */
-export function* memoryTrades(state: PoolState, w: TradeWindow): Generator<StoredTrade> {
+export function* memoryTrades(state: PoolState, w: TradeSpan): Generator<StoredTrade> {
   if (state.writing) yield* merge([windowed(state.unsaved, w), windowed(state.writing, w)], w.order === 'asc', self);
   else yield* windowed(state.unsaved, w);
 }

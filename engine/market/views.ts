@@ -2,7 +2,7 @@ import { DistinctCounter } from '../../actors/pool/distinct.ts';
 import { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolState, type PoolTotals } from '../../actors/pool/pool.logic.ts';
 import { DEFAULT_SNIPER_SLOTS } from '../../actors/token/holders.ts';
 import { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject, type TokenState } from '../../actors/token/token.logic.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
+import type { StoredTrade } from '../model/index.ts';
 
 /**
  * The response shapes of SERVICE.md section 2 built from actor state. Pure functions:

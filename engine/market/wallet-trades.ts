@@ -1,6 +1,6 @@
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
-import { memoryTrades, type TradeWindow } from './trades.ts';
+import { TRADE, type StoredTrade, type TradeSpan } from '../model/index.ts';
+import { memoryTrades } from './trades.ts';
 
 /** Generations RecentWalletPools keeps (one a checkpoint). */
 const GENERATIONS = 3;
@@ -45,6 +45,6 @@ export class RecentWalletPools {
 }
 
 /** The wallet's trades among a pool's trades in memory (unsaved, and being written), in the window's order. */
-export function* walletTradesInMemory(state: PoolState, wallet: string, w: TradeWindow): Generator<StoredTrade> {
-  for (const t of memoryTrades(state, w)) if (t[5] === wallet) yield t;
+export function* walletTradesInMemory(state: PoolState, wallet: string, w: TradeSpan): Generator<StoredTrade> {
+  for (const t of memoryTrades(state, w)) if (t[TRADE.wallet] === wallet) yield t;
 }

@@ -1,3 +1,4 @@
+import type { SearchWindow } from '../model/index.ts';
 import MiniSearch from 'minisearch';
 import SearchableMap from 'minisearch/SearchableMap';
 
@@ -36,7 +37,6 @@ import SearchableMap from 'minisearch/SearchableMap';
 export type SearchMatch = 'smart' | 'exact' | 'prefix';
 export type SearchSort = 'relevance' | 'market_cap_usd' | 'volume_usd' | 'liquidity_usd' | 'trader_count' | 'created_at';
 export type SearchOrder = 'asc' | 'desc';
-export type SearchWindow = '5m' | '1h' | '6h' | '24h';
 
 /**
  * What a token actor reports. Every number must be finite; the USD market cap,

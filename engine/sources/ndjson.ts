@@ -1,8 +1,8 @@
+import { REJECTED_HEAD_BYTES } from '../bounds.ts';
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import { REJECTED_HEAD_BYTES } from '../ingest/lines.ts';
 import { ChunkParser } from '../ingest/parse-pool.ts';
 import type { ParsedChunk } from '../ingest/parsed-chunk.ts';
 import type { IngestSink, Source } from './source.ts';

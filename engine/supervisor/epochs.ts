@@ -1,9 +1,8 @@
 import type { Storage } from '../../storage/lmdb.ts';
+import { STALE_EPOCHS_RESERVED } from '../bounds.ts';
 
 /** Meta key: the highest stale epoch any run of the engine may have used (reserved ahead). */
 const EPOCH_KEY = 'engine:epoch';
-/** Epochs reserved at each start, for the rebuilds of one run. */
-const RESERVE = 1024;
 
 /**
  * Stale epochs: a count that only grows over every run of the engine on a data
@@ -16,7 +15,7 @@ const RESERVE = 1024;
  * restart; or two rebuilds) never start from the same number, which a fixed single gap
  * did (the engine simulation test, seed 24).
  *
- * Each start takes the next epoch and reserves RESERVE after it in one synchronous
+ * Each start takes the next epoch and reserves STALE_EPOCHS_RESERVED after it in one synchronous
  * write, before any event is applied; a rebuild takes the next reserved one in memory,
  * so a crash can never hand a later run an epoch this run used.
  */
@@ -27,7 +26,7 @@ export class StaleEpochs {
   constructor(private readonly storage: Storage) {
     const stored = (storage.meta.get(EPOCH_KEY) as number | undefined) ?? 0;
     this.epoch = stored + 1;
-    this.reserved = this.epoch + RESERVE;
+    this.reserved = this.epoch + STALE_EPOCHS_RESERVED;
     storage.meta.putSync(EPOCH_KEY, this.reserved);
   }
 
@@ -39,7 +38,7 @@ export class StaleEpochs {
   /** A new epoch for one rebuild. */
   advance(): number {
     if (++this.epoch > this.reserved) {
-      this.reserved = this.epoch + RESERVE;
+      this.reserved = this.epoch + STALE_EPOCHS_RESERVED;
       this.storage.meta.putSync(EPOCH_KEY, this.reserved);
     }
     return this.epoch;

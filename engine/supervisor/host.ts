@@ -1,3 +1,4 @@
+import { ABSENT_MAX } from '../bounds.ts';
 import { randomInt } from 'node:crypto';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import type { Logger } from 'pino';
@@ -9,8 +10,6 @@ import type { StaleEpochs } from './epochs.ts';
 import type { ActorBehavior, ActorContext } from './behavior.ts';
 import { supervisionMachine } from './supervision.machine.ts';
 
-/** Keys `absent` remembers at most before it starts over. */
-const ABSENT_MAX = 100_000;
 
 /** What a host needs to write a dead letter (the gate's writer). */
 export type DeadLetterWriter = (stage: string, reason: string, raw: unknown, source: string, extra: { seq?: number; type?: string }) => unknown;

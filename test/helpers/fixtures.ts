@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { loadConfig, type Config, type ConfigInput } from '../../engine/config.ts';
-import { USDC, WSOL } from '../../engine/ingest/events.ts';
 import { BASE58_ALPHABET } from '../../engine/sources/sim/base58.ts';
 import { Rng } from '../../engine/sources/sim/rng.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
-import type { StoredTrade } from '../../storage/trades.repo.ts';
+import { USDC, WSOL, type StoredTrade } from '../../engine/model/index.ts';
 
 const B58 = BASE58_ALPHABET;
 

@@ -1,7 +1,6 @@
+import { CANDLE_CURRENCIES, CANDLE_INTERVALS, CANDLE_MODES, INTERVAL_NAMES, type Candle, type CandleCurrency, type CandleInterval, type CandleMode } from '../../engine/model/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Candle } from '../../actors/pool/candles.ts';
 import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../../actors/pool/trade.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { base58, rng, swapMaker, tempDir, testConfig, USDC, WSOL, type TempDir } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
@@ -37,9 +36,7 @@ const ammSwap = swapMaker(AMM, WALLET, 62_000, 5_000);
 const buy = (make: typeof curveSwap, at: number, price: number) => make(at, { quote_amount_raw: String(price * 1e9) });
 const candle = (start_at: number, open: number, high: number, low: number, close: number, volume: number) => ({ start_at, open, high, low, close, volume });
 
-const MODES = ['price', 'market_cap'] as const;
-const CURRENCIES = ['usd', 'quote'] as const;
-const INTERVALS = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
+const INTERVALS = INTERVAL_NAMES;
 
 let dir: TempDir;
 let engine: Engine;
@@ -58,7 +55,7 @@ async function candles(pool: string, query: string): Promise<Candle[]> {
 }
 
 /** The pool's own candles, as its actor holds them. */
-const own = (pool: string, interval: CandleInterval, mode: (typeof MODES)[number], currency: (typeof CURRENCIES)[number]) =>
+const own = (pool: string, interval: CandleInterval, mode: CandleMode, currency: CandleCurrency) =>
   (engine.pools.get(pool) as PoolState).candles.series(interval, mode, currency, { limit: 1_000 });
 
 /** DECISIONS.md's rule, spelled out: the curve's candles before the cut, then the pool's; one candle where both have the bucket. */
@@ -146,8 +143,8 @@ describe('candles across a graduation', () => {
   });
 
   it.each(INTERVALS)('every mode and currency of the %s interval: the curve\'s candles before migrated_at, then the pool\'s, one candle for a bucket of both', async (interval) => {
-    for (const mode of MODES) {
-      for (const currency of CURRENCIES) {
+    for (const mode of CANDLE_MODES) {
+      for (const currency of CANDLE_CURRENCIES) {
         const query = `interval=${interval}&mode=${mode}&currency=${currency}`;
         const curve = await candles(CURVE, query);
         expect(curve, query).toEqual(own(CURVE, interval, mode, currency));

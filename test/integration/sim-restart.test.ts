@@ -1,8 +1,9 @@
+import { WSOL } from '../../engine/model/index.ts';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { timeOf, WSOL, type IngestEvent } from '../../engine/ingest/events.ts';
+import { timeOf, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
 import { serveSimSource } from '../../engine/serve.ts';
 import { shiftEvent, simulate, SIM_FILE_START_AT } from '../../engine/sources/sim/index.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import bs58 from 'bs58';
 import type { Engine } from '../../engine/system.ts';
 import { SolanaDecoder, type DecodePath, type DecodedTx } from '../../engine/sources/solana/decode.ts';
-import { WSOL } from '../../engine/ingest/events.ts';
+import { WSOL } from '../../engine/model/index.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
 import { plain, readFixture, referenceTransactions, toYellowstone, type ReferenceEvent, type ReferenceTx } from '../helpers/solana.ts';
 

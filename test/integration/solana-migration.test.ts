@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bs58 from 'bs58';
 import { PUMP_AMM_PROGRAM, PUMP_PROGRAM, SolanaDecoder } from '../../engine/sources/solana/decode.ts';
 import { AMM_BUY_EVENT, AMM_SELL_EVENT, COMPLETE_EVENT, CREATE_EVENT, CREATE_POOL_EVENT, MIGRATION_EVENT, TRADE_EVENT } from '../../engine/sources/solana/layouts.ts';
-import { WSOL } from '../../engine/ingest/events.ts';
+import { WSOL } from '../../engine/model/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { tempDir, testConfig, type TempDir } from '../helpers/fixtures.ts';

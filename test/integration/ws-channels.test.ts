@@ -1,7 +1,7 @@
+import { OUTBOX_BYTES } from '../../engine/bounds.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CANDLES_FRAME_PREFIX } from '../../engine/topics.ts';
 import { base58, rng } from '../helpers/fixtures.ts';
-import { OUTBOX_BYTES } from '../../transport/ws/hub.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERVAL_NAMES } from '../../actors/pool/candles.bucket.ts';
+import { INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { SimulatedClock } from '../../engine/clock.ts';
 import { RESUME_HISTORY_MS } from '../../engine/market/candle-history.ts';
 import type { Engine } from '../../engine/system.ts';

@@ -1,5 +1,6 @@
+import { USDC, WSOL } from '../../engine/model/index.ts';
 import { describe, expect, it } from 'vitest';
-import { USDC, WSOL, type IngestEvent, type PoolEvent, type SwapEvent, type TokenEvent } from '../../engine/ingest/events.ts';
+import type { IngestEvent, PoolEvent, SwapEvent, TokenEvent } from '../../engine/ingest/events.ts';
 import { isStockToken, SIM_STOCK_MINTS, simulate } from '../../engine/sources/sim/index.ts';
 
 /**

@@ -1,5 +1,6 @@
+import { USDC, WSOL } from '../../engine/model/index.ts';
 import { describe, expect, it } from 'vitest';
-import { EVENT_SCHEMAS, identityOf, timeOf, USDC, WSOL, type IngestEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
+import { EVENT_SCHEMAS, identityOf, timeOf, type IngestEvent, type PoolEvent, type SwapEvent } from '../../engine/ingest/events.ts';
 import { decodeBase58 } from '../../engine/sources/sim/base58.ts';
 import { PUMP_INITIAL_REAL_BASE_RAW, PUMP_INITIAL_VIRTUAL_BASE_RAW, PUMP_INITIAL_VIRTUAL_QUOTE_RAW, PUMP_MIGRATION_BASE_RAW } from '../../engine/sources/sim/curve.ts';
 import { simulate, SLOT_MS, type SimOptions } from '../../engine/sources/sim/index.ts';

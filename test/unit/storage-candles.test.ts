@@ -1,8 +1,7 @@
+import { WRITE_AT } from '../../engine/bounds.ts';
+import { CandleRows, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import { describe, expect, it, vi } from 'vitest';
-import type { StoredCandle } from '../../actors/pool/candles.ts';
-import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
-import { CandleRows } from '../../actors/pool/candle-rows.ts';
-import { PoolClosedCandles, WRITE_AT } from '../../actors/pool/closed-candles.ts';
+import { PoolClosedCandles } from '../../actors/pool/closed-candles.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import { rng, useTempRepo } from '../helpers/fixtures.ts';

@@ -1,8 +1,7 @@
+import { CandleRows, type CandleRow } from '../../engine/model/index.ts';
 import { asBinary } from 'lmdb';
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { CandleRows } from '../../actors/pool/candle-rows.ts';
-import type { CandleRow } from '../../actors/pool/candles.bucket.ts';
 import { encodeSegment } from '../../storage/candles.repo.ts';
 import { MsgpackWriter } from '../../storage/msgpack-writer.ts';
 import { useTempStorage } from '../helpers/fixtures.ts';

@@ -4,8 +4,8 @@ import { applyPool, applySwap, curveProgress, initialPool, type PoolState } from
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades } from '../../engine/market/trades.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
-import { compareKey } from '../../storage/trade-codec.ts';
-import { TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
+import { compareKey, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
+import { TradesRepo } from '../../storage/trades.repo.ts';
 import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(4_242);

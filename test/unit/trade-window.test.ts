@@ -2,8 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { initialPool } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
 import { poolTrades, take } from '../../engine/market/trades.ts';
-import { TradeBlock, compareKey, windowed, type TradeRows, type TradeSpan } from '../../storage/trade-codec.ts';
-import { TradesRepo, type StoredTrade, type TradeKey } from '../../storage/trades.repo.ts';
+import { compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../../engine/model/index.ts';
+import { TradeBlock, windowed, type TradeRows } from '../../storage/trade-codec.ts';
+import { TradesRepo } from '../../storage/trades.repo.ts';
 import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 const r = rng(9_001);

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { TradesRepo, type StoredTrade } from '../../storage/trades.repo.ts';
+import type { StoredTrade, TradeSpan } from '../../engine/model/index.ts';
+import { TradesRepo } from '../../storage/trades.repo.ts';
 import { WalletIndexer } from '../../storage/wallet-indexer.ts';
-import { BUCKET_MS, indexJournalStep, storedWalletTrades, type WalletChunk, type WalletWindow } from '../../storage/wallet-index.ts';
+import { BUCKET_MS, indexJournalStep, storedWalletTrades, type WalletChunk } from '../../storage/wallet-index.ts';
 import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';
 
 /**
@@ -31,8 +32,8 @@ function indexed(): { trades: number; chunks: number } {
   return { trades, chunks };
 }
 
-const ALL: WalletWindow = { order: 'asc', minAt: 0, maxAt: Number.MAX_SAFE_INTEGER };
-const read = (wallet: string, w: WalletWindow = ALL) =>
+const ALL: TradeSpan = { order: 'asc', minAt: 0, maxAt: Number.MAX_SAFE_INTEGER };
+const read = (wallet: string, w: TradeSpan = ALL) =>
   [...storedWalletTrades(temp.storage, temp.repo, wallet, w)].map(([t, pool]) => `${pool}@${t[0]}`);
 
 describe('wallet index', () => {

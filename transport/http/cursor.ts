@@ -1,3 +1,4 @@
+import { CURSOR_CHARS_MAX } from '../../engine/bounds.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { badRequest } from '../../engine/errors.ts';
@@ -20,8 +21,6 @@ import { badRequest } from '../../engine/errors.ts';
 
 const VERSION = 1;
 const TAG_BYTES = 16;
-/** DECISIONS.md cursor parameter: at most 2048 characters. */
-export const CURSOR_CHARS_MAX = 2_048;
 /** The `meta` key of the secret; 32 random bytes, made on first start of a data directory. */
 export const CURSOR_SECRET_KEY = 'cursor_secret';
 export const CURSOR_SECRET_BYTES = 32;

@@ -1,3 +1,4 @@
+import { WINDOW_NAMES } from '../../engine/model/index.ts';
 /**
  * The prose and response shapes of the OpenAPI description (openapi.ts builds the
  * document from the route table and this). Shapes are JSON Schema 2020-12, as
@@ -86,7 +87,7 @@ export const SCHEMAS: Record<string, Schema> = {
     description:
       'SERVICE.md 2.5, columnar: entry i of every array is window t[i]. Rolling windows of 60 buckets each (1m by 1 s ... 24h by 24 min), as of the request: they decay with no trades. pp is the change against the last price before the window.',
     properties: {
-      t: arr({ type: 'string', enum: ['1m', '5m', '1h', '6h', '24h'] }),
+      t: arr({ type: 'string', enum: WINDOW_NAMES }),
       pp: arr(PAIR('[quote, usd] percent')), v: arr(PAIR('[quote, usd]')), vb: arr(PAIR('[quote, usd]')), vs: arr(PAIR('[quote, usd]')),
       tc: arr(int()), bc: arr(int()), sc: arr(int()), m: arr(int()), bm: arr(int()), sm: arr(int()),
     },

@@ -1,5 +1,5 @@
+import { CURSOR_CHARS_MAX } from '../../engine/bounds.ts';
 import { z } from 'zod';
-import { CURSOR_CHARS_MAX } from './cursor.ts';
 
 /**
  * Zod schemas for the parameters the routes share (DECISIONS.md "HTTP routes" and

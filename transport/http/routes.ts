@@ -1,3 +1,4 @@
+import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import { solPrice } from './handlers/market.ts';
 import { poolCandlesRoute, poolOverview, poolsMetrics, poolTradesRoute } from './handlers/pools.ts';
@@ -83,8 +84,8 @@ export const ROUTES: readonly Route[] = [
     params: z.object({ pool_address: address }),
     query: z
       .object({
-        interval: oneOf(['1s', '15s', '1m', '15m', '1h', '6h', '24h']).default('1m'),
-        mode: oneOf(['price', 'market_cap']).default('price'),
+        interval: oneOf(INTERVAL_NAMES).default('1m'),
+        mode: oneOf(CANDLE_MODES).default('price'),
         currency: oneOf(['usd', 'quote']).default('usd'),
         start_time: startTime,
         end_time: endTime,

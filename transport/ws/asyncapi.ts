@@ -1,3 +1,4 @@
+import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import { DEFAULT_PLANS } from '../../engine/config.ts';
 import { CLOSE, NOT_BUILT_STREAMS, PRO_STREAMS, payloadSchemas, type LiveStream } from './protocol.ts';
@@ -78,8 +79,8 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
     properties: {
       subscription_id: { type: 'string' },
       pool_address: ADDRESS,
-      interval: { type: 'string', enum: ['1s', '15s', '1m', '15m', '1h', '6h', '24h'] },
-      mode: { type: 'string', enum: ['price', 'market_cap'] },
+      interval: { type: 'string', enum: INTERVAL_NAMES },
+      mode: { type: 'string', enum: CANDLE_MODES },
       currency: { type: 'string', enum: ['usd', 'quote'] },
       seq: { type: ['integer', 'null'] },
       candles: { type: 'array', items: candle },

@@ -1,3 +1,4 @@
+import { OUTBOX_BYTES } from '../../engine/bounds.ts';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { AccountLimits } from '../../engine/account-limits.ts';
 import type { Account } from '../../engine/keys.ts';
@@ -62,12 +63,6 @@ export interface Outbox {
   bytes: number;
 }
 
-/**
- * An outbox holding this much is written at once: bounded memory per connection when a
- * batch publishes thousands of frames to one socket, and a dropped frame (past the hard
- * cap) found within the run that published it. uWS corks into a 16 KiB buffer.
- */
-export const OUTBOX_BYTES = 16 * 1024;
 
 /** An account with open connections. */
 export interface AccountEntry {

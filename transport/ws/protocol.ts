@@ -1,3 +1,4 @@
+import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
@@ -41,8 +42,6 @@ export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set(['rankings', ...PR
 
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
-export const CANDLE_INTERVALS = ['1s', '15s', '1m', '15m', '1h', '6h', '24h'] as const;
-export type CandleIntervalName = (typeof CANDLE_INTERVALS)[number];
 
 const address = z.string().regex(ADDRESS_PATTERN);
 /** Integers a client may send for seq and times: positive and exact in a double. */
@@ -56,8 +55,8 @@ export const payloadSchemas = {
   token_metadata: z.object({}),
   candles: z.object({
     pool_address: address,
-    interval: z.enum(CANDLE_INTERVALS).default('1m'),
-    mode: z.enum(['price', 'market_cap']).default('price'),
+    interval: z.enum(INTERVAL_NAMES).default('1m'),
+    mode: z.enum(CANDLE_MODES).default('price'),
     currency: z.enum(['usd', 'quote']).default('usd'),
     subscription_id: z.string().min(1).max(64).optional(),
     resume_after_seq: positiveInt.optional(),

@@ -1,3 +1,4 @@
+import type { CandleInterval } from '../../engine/model/index.ts';
 import { TextDecoder } from 'node:util';
 import type { WebSocket } from 'uWebSockets.js';
 import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/connection.machine.ts';
@@ -10,13 +11,13 @@ import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
 import type { AccountEntry, Hub, HubConnection, Outbox } from './hub.ts';
-import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandleIntervalName, type CandlesPayload, type Subscription } from './protocol.ts';
+import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
 export interface CandleResumeSource {
   candleResume(req: {
     pool_address: string;
-    interval: CandleIntervalName;
+    interval: CandleInterval;
     mode: 'price' | 'market_cap';
     currency: 'usd' | 'quote';
     afterSeq?: number;

@@ -1,4 +1,4 @@
-import { USDC, WSOL } from '../../ingest/events.ts';
+import { USDC, WSOL } from '../../model/index.ts';
 import { VENUES, type Venue } from './amm.ts';
 import { randomAddress } from './base58.ts';
 import { newCurve, PUMP_DECIMALS, PUMP_INITIAL_REAL_BASE_RAW, PUMP_MIGRATION_BASE_RAW, PUMP_TOTAL_SUPPLY_RAW } from './curve.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { isOffCurveAddress, type Address } from '@solana/addresses';
-import { WSOL } from '../../ingest/events.ts';
+import { WSOL } from '../../model/index.ts';
 import { EVENT_IX_TAG_KEY, decodeEvent, type ProgramKind, type RawEvent } from './layouts.ts';
 import { dataOf, transactionsOf, type Format, type Instruction, type SolTx, type TxContext } from './transaction.ts';
 

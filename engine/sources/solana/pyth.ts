@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { WSOL } from '../../ingest/events.ts';
+import { WSOL } from '../../model/index.ts';
 
 /**
  * SOL/USD from the chain: Pyth's price feed account, a `PriceUpdateV2` of the Pyth

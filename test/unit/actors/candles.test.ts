@@ -1,8 +1,8 @@
+import { CandleRows, type Candle, type CandleInterval, type StoredCandle } from '../../../engine/model/index.ts';
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { CandleRows } from '../../../actors/pool/candle-rows.ts';
-import { PoolCandles, SEQ_STALE_GAP, type Candle, type ClosedCandleStore, type StoredCandle } from '../../../actors/pool/candles.ts';
-import type { CandleInterval, PoolTrade } from '../../../actors/pool/trade.ts';
+import { SEQ_STALE_GAP, PoolCandles, type ClosedCandleStore } from '../../../actors/pool/candles.ts';
+import type { PoolTrade } from '../../../actors/pool/trade.ts';
 import { rng } from '../../helpers/fixtures.ts';
 
 /** 2026-01-01T00:00:00Z: a multiple of every interval, so every bucket of the list starts at T0 + offset. */

@@ -1,5 +1,6 @@
+import { SPARSE_MAX } from '../../../engine/bounds.ts';
 import { describe, expect, it } from 'vitest';
-import { DISTINCT_STANDARD_ERROR, DistinctCounter, DistinctWallets, SPARSE_MAX, murmur3 } from '../../../actors/pool/distinct.ts';
+import { DISTINCT_STANDARD_ERROR, DistinctCounter, DistinctWallets, murmur3 } from '../../../actors/pool/distinct.ts';
 import { base58, rng } from '../../helpers/fixtures.ts';
 
 describe('DistinctWallets (HyperLogLog)', () => {

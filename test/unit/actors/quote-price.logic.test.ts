@@ -1,6 +1,6 @@
+import { WSOL } from '../../../engine/model/index.ts';
 import { describe, expect, it } from 'vitest';
 import { QUOTE_PRICE_RETENTION_MS, applyQuotePrice, initialQuotePrice, latestQuotePrice, quotePriceAt } from '../../../actors/quote-price/quote-price.logic.ts';
-import { WSOL } from '../../../engine/ingest/events.ts';
 
 const price = (at: number, price_usd: number) => ({ type: 'quote_price' as const, quote_address: WSOL, price_usd, at });
 

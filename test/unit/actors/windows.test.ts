@@ -1,7 +1,9 @@
+import { LOG_TRADES_MAX } from '../../../engine/bounds.ts';
+import { WINDOWS, WINDOW_RESOLUTION_MS } from '../../../engine/model/index.ts';
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { WINDOWS, comparePosition, type PoolTrade } from '../../../actors/pool/trade.ts';
-import { LOG_TRADES_MAX, PoolWindows, WINDOW_RESOLUTION_MS, type Windowed } from '../../../actors/pool/windows.ts';
+import { comparePosition, type PoolTrade } from '../../../actors/pool/trade.ts';
+import { PoolWindows, type Windowed } from '../../../actors/pool/windows.ts';
 import { rng } from '../../helpers/fixtures.ts';
 
 /** 2026-01-01T00:00:00Z: a multiple of every bucket length (1 s ... 24 min). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PoolState } from '../../../actors/pool/pool.logic.ts';
 import { tradeJson, tradeRecord } from '../../../engine/market/views.ts';
-import type { StoredTrade } from '../../../storage/trades.repo.ts';
+import type { StoredTrade } from '../../../engine/model/index.ts';
 import { base58, rng } from '../../helpers/fixtures.ts';
 
 const random = rng(4_242);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WSOL } from '../../../engine/ingest/events.ts';
+import { WSOL } from '../../../engine/model/index.ts';
 import { PYTH_SOL_USD_FEED, readPriceUpdate, solPriceEvent } from '../../../engine/sources/solana/pyth.ts';
 import { priceUpdateV2 } from '../../helpers/solana.ts';
 

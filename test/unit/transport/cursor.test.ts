@@ -1,3 +1,4 @@
+import { CURSOR_CHARS_MAX } from '../../../engine/bounds.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,14 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EngineError } from '../../../engine/errors.ts';
 import { openStorage } from '../../../storage/lmdb.ts';
-import {
-  CURSOR_CHARS_MAX,
-  CURSOR_SECRET_KEY,
-  cursorCodec,
-  decodeCursor,
-  encodeCursor,
-  loadCursorSecret,
-} from '../../../transport/http/cursor.ts';
+import { CURSOR_SECRET_KEY, cursorCodec, decodeCursor, encodeCursor, loadCursorSecret } from '../../../transport/http/cursor.ts';
 
 const secret = Buffer.alloc(32, 7);
 const position = z.object({ key: z.number(), token_address: z.string() });

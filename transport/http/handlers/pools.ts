@@ -1,5 +1,5 @@
+import type { CandleInterval } from '../../../engine/model/index.ts';
 import { z } from 'zod';
-import type { CandleInterval } from '../../../actors/pool/trade.ts';
 import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
 import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';

@@ -1,8 +1,10 @@
+import { SEARCH_Q_CHARS_MAX } from '../../../engine/bounds.ts';
+import { SEARCH_WINDOWS, type SearchWindow } from '../../../engine/model/index.ts';
 import { z } from 'zod';
 import { unavailable } from '../../../engine/errors.ts';
 import type { ResearchFeed, ResearchPage } from '../../../engine/market/research-feed.ts';
 import type { QuotePrices } from '../../../engine/market/search-feed.ts';
-import type { SearchMatch, SearchSort, SearchWindow } from '../../../engine/search/token-index.ts';
+import type { SearchMatch, SearchSort } from '../../../engine/search/token-index.ts';
 import { page } from '../../envelope.ts';
 import { cursorCodec, cursorPosition, type CursorCodec } from '../cursor.ts';
 import { cursor, limit, oneOf, order } from '../params.ts';
@@ -24,11 +26,8 @@ import type { RouteContext, ServerDeps } from '../route.ts';
  *   ordered at, so USD sorts keep their order across pages while SOL moves.
  */
 
-/** Longest `q`: names and symbols are short, and the cursor carries q. */
-export const SEARCH_Q_CHARS_MAX = 100;
 export const SEARCH_SORTS = ['relevance', 'market_cap_usd', 'volume_usd', 'liquidity_usd', 'trader_count', 'created_at'] as const;
 export const SEARCH_MATCHES = ['smart', 'exact', 'prefix'] as const;
-export const SEARCH_WINDOWS = ['5m', '1h', '6h', '24h'] as const;
 
 export const tokenSearchQuery = z.object({
   q: z.string().max(SEARCH_Q_CHARS_MAX, `at most ${SEARCH_Q_CHARS_MAX} characters`).default(''),

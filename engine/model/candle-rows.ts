@@ -1,8 +1,8 @@
-import { IV, START, STRIDE, storedInto, storedLength, toRow, toStored, type CandleRow, type StoredCandle } from './candles.bucket.ts';
+import { IV, START, STRIDE, storedInto, storedLength, toRow, toStored, type CandleRow, type StoredCandle } from './candles.ts';
 
 /**
  * Closed candle buckets of one pool on their way to LMDB, in one growable Float64Array
- * (STRIDE doubles each, the bucket layout of candles.bucket.ts): closing a bucket
+ * (STRIDE doubles each, the bucket layout of candles.ts): closing a bucket
  * copies 31 numbers and allocates nothing. Closed candles wait seconds before their
  * batched write; kept as one small JS array each, they outlived young-generation GCs
  * and were copied and promoted, a large share of the engine's GC time.

@@ -1,0 +1,82 @@
+/**
+ * The module boundaries of STYLE.md section 3 that the code honours today, checked by
+ * `npm test` (`npm run lint:deps`). A rule names the row of the table it enforces; add
+ * one as the restructure of issue 21 makes another row true (engine/query, engine/topics,
+ * engine/plans, one entry point per folder).
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'model-is-pure',
+      comment: 'engine/model holds the shapes every layer shares: it imports nothing internal (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^engine/model/' },
+      to: { path: '^(engine|actors|storage|transport|bench|test)/', pathNot: '^engine/model/' },
+    },
+    {
+      name: 'kernel-is-pure',
+      comment: 'The kernel (engine/errors, clock, log, config, bounds) imports nothing internal but itself (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^engine/(errors|clock|log|config|bounds)\\.ts$' },
+      to: { path: '^(engine|actors|storage|transport|bench|test)/', pathNot: '^engine/(errors|clock|log|config|bounds)\\.ts$' },
+    },
+    {
+      name: 'storage-not-to-actors',
+      comment: 'storage/ may import the kernel and engine/model only: shapes it shares with actors live in engine/model (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^storage/' },
+      to: { path: '^actors/' },
+    },
+    {
+      name: 'storage-not-to-engine-layers',
+      comment: 'storage/ sits under the query, live, ingest and supervisor layers and the transport: it never imports them (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^storage/' },
+      to: { path: '^(engine/(market|query|topics|search|supervisor|ingest|sources|plans)/|engine/system\\.ts$|transport/)' },
+    },
+    {
+      name: 'transport-not-to-storage',
+      comment: 'transport/ reads through engine/query and engine/topics: never storage/ (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^transport/' },
+      to: { path: '^storage/' },
+    },
+    {
+      name: 'transport-not-to-lmdb',
+      comment: 'transport/ never sees lmdb (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^transport/' },
+      to: { path: '(^|/)node_modules/lmdb/|^lmdb$' },
+    },
+    {
+      name: 'transport-not-to-actors',
+      comment: 'transport/ may import actors/connection only (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^transport/' },
+      to: { path: '^actors/', pathNot: '^actors/connection/' },
+    },
+    {
+      name: 'actors-not-to-transport',
+      comment: 'actors/ never import the transport, nor uWebSockets.js (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^actors/' },
+      to: { path: '^transport/|uWebSockets\\.js' },
+    },
+    {
+      name: 'actors-not-to-query-or-live',
+      comment: 'actors/ never import the read facade or the live streams (engine/market, engine/query, engine/topics, engine/search): those read actors, not the reverse (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^actors/' },
+      to: { path: '^engine/(market|query|topics|search)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a boundary holds for types as well (STYLE.md 3 allows
+    // storage *types* in ingest, a row not enforced here).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^dist/' },
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * Every numeric bound of the engine, in one place: what it bounds, its unit, and why it
+ * is that size. Bounds a deployment may change are the defaults of engine/config.ts
+ * (their `.describe()` says what each does); the others are fixed. Imports nothing: the
+ * kernel (STYLE.md 3), read by every layer.
+ */
+
+// Ingest
+
+/** Default events per ingest-log transaction (config `ingest.batchMax`): one LMDB commit per batch amortizes its fsync. */
+export const INGEST_BATCH_MAX = 2_000;
+/** Default uncommitted ingest batches before sources are paused (config `ingest.batchesInFlightMax`): bounds the memory of events not yet durable. */
+export const INGEST_BATCHES_IN_FLIGHT_MAX = 8;
+/** Default longest NDJSON line accepted, in bytes (config `ingest.lineBytesMax`, 1 MiB); longer lines go to dead letters. */
+export const INGEST_LINE_BYTES_MAX = 1_048_576;
+/** Uncommitted log bytes below which any number of batches may wait for their commit, so a live pipe's one-line batches never wait for the fsync (engine/ingest/gate.ts writable). */
+export const IN_FLIGHT_BYTES_FREE = 1_048_576;
+/** Bytes of a rejected line kept for its dead letter. */
+export const REJECTED_HEAD_BYTES = 4_096;
+/** Dead letters keep at most this much of a rejected event, in bytes (a 10 MB line is cut). */
+export const DEAD_LETTER_RAW_MAX = 4_096;
+
+// Supervisor
+
+/** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */
+export const ABSENT_MAX = 100_000;
+/** Stale epochs reserved at each start for the run's rebuilds, in one synchronous write (engine/supervisor/epochs.ts); a restart moves stale candle seqs on by about this many gaps. */
+export const STALE_EPOCHS_RESERVED = 1_024;
+/** Slices a sliced checkpoint gives the research records before writing the rest at once. */
+export const RESEARCH_SLICES_MAX = 200;
+
+// Actors
+
+/** Swaps kept while a pool's `pool` event or its token's decimals are unknown. */
+export const WAITING_MAX = 10_000;
+/** Past this many trades in 24h a pool moves from its raw log to rings: a log read scans 5 × this. */
+export const LOG_TRADES_MAX = 128;
+/** Trades up to this late, in ms (by block time, behind the newest), never take the candles' late path. */
+export const CANDLE_LATENESS_MS = 10_000;
+/**
+ * At most this many live buckets per interval. With drains every second or so the
+ * 1s interval holds ~11 (the lateness allowance) and the others 1 or 2; past the bound
+ * (a caller that stopped draining) the oldest live bucket is closed early, which is
+ * still correct: later trades for it take the late path.
+ */
+export const CANDLE_LIVE_BUCKETS_MAX = 32;
+/** Closed candles a pool gathers before writing them as segments (actors/pool/closed-candles.ts): one put per interval for many candles. */
+export const WRITE_AT = 32;
+/** Drained candle buckets kept for reuse per thread (actors/pool/candles.bucket.ts): STRIDE doubles (248 B) each, 16 MiB of them at most. */
+export const FREE_MAX = 65_536;
+/** Distinct hashes a counter keeps exactly before turning dense (2 KiB either way). */
+export const SPARSE_MAX = 512;
+/** Bytes of one slab of a pool's unsaved trade logs (actors/pool/slabs.ts), 1 MiB. */
+export const SLAB_BYTES = 1 << 20;
+/** Smallest chunk of a pool's unsaved trade log, in bytes (actors/pool/trade-log.ts): a quiet pool's log stays small. */
+export const CHUNK_MIN = 4_096;
+/** Largest chunk of a pool's unsaved trade log, in bytes: chunks double from CHUNK_MIN up to it, so a hot pool's log never copies what it holds. */
+export const CHUNK_MAX = 65_536;
+/** Tombstones a token's holders allow before the first pruning pass. */
+export const PRUNE_MIN = 4_096;
+
+// Storage
+
+/** Trades in one stored block of a pool (storage/trades.repo.ts): a page of ~100 decodes a fifth of a block. */
+export const TRADE_BLOCK_TRADES_MAX = 512;
+/** Pools pruned per event-loop turn, so a retention pass never stalls ingest or HTTP. */
+export const POOLS_PER_TURN = 200;
+/**
+ * Trades indexed per transaction, about (whole journal entries are taken). The size
+ * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with
+ * five-minute buckets); a smaller step holds LMDB's write lock, which the engine's own
+ * commits wait for, for less time.
+ */
+export const JOURNAL_TRADES_PER_STEP = 20_000;
+/** Index keys examined per turn by `pruneWalletIndex`. */
+export const PRUNE_KEYS_PER_TURN = 20_000;
+
+// Query
+
+/** At most this many candles in one resume frame (the candles route's maximum). */
+export const RESUME_CANDLES_MAX = 1_000;
+
+// Transport
+
+/** Default longest query string accepted, in bytes (config `http.queryBytesMax`); 400 past it. */
+export const HTTP_QUERY_BYTES_MAX = 8_192;
+/**
+ * Request line + headers accepted by uWS, in bytes. A bound on what one slow client can
+ * make uWS buffer before its headers are complete (uWS's HTTP idle timeout ends such
+ * connections); well above any `http.queryBytesMax` a deployment should need.
+ */
+export const HTTP_HEADER_BYTES_MAX = 128 * 1024;
+/** DECISIONS.md cursor parameter: at most 2048 characters. */
+export const CURSOR_CHARS_MAX = 2_048;
+/** Longest search `q`, in characters: names and symbols are short, and the cursor carries q. */
+export const SEARCH_Q_CHARS_MAX = 100;
+/**
+ * API keys remembered as presented: far more than one operator's clients use at once.
+ * When full the memory starts over, so a client probing random keys costs memory only up to it.
+ */
+export const PRESENTED_MAX = 4_096;
+/** Default largest client WebSocket frame, in bytes (config `ws.frameBytesMax`, 16 KiB); longer ones close with 4400. */
+export const WS_FRAME_BYTES_MAX = 16_384;
+/** Default unsent bytes per connection before it is closed with 4008 (config `ws.backpressureBytes`; DECISIONS.md: 1 MiB). */
+export const WS_BACKPRESSURE_BYTES = 1_048_576;
+/** Default uWS maxBackpressure, in bytes (config `ws.backpressureHardBytes`, 16 MiB): far above the soft limit, so that acts first. */
+export const WS_BACKPRESSURE_HARD_BYTES = 16_777_216;
+/** Default bytes of frames held before authentication completes (config `ws.heldBytesMax`, 64 KiB); more closes with 4400. */
+export const WS_HELD_BYTES_MAX = 65_536;
+/** Default subscriptions on one connection (config `ws.subscriptionsMax`). */
+export const WS_SUBSCRIPTIONS_MAX = 10_000;
+/**
+ * An outbox holding this much is written at once, in bytes: bounded memory per
+ * connection when a batch publishes thousands of frames to one socket, and a dropped
+ * frame (past the hard cap) found within the run that published it. uWS corks into a
+ * 16 KiB buffer.
+ */
+export const OUTBOX_BYTES = 16 * 1024;

@@ -1,0 +1,28 @@
+/**
+ * The shapes every layer shares (STYLE.md section 1: engine/model): pure data and
+ * tables, importing nothing internal, so storage, actors, the engine and transport
+ * can all depend on them without depending on each other.
+ */
+export { TRADE, TRADE_FIELDS, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
+export {
+  CANDLE_CURRENCIES,
+  CANDLE_INTERVALS,
+  CANDLE_MODES,
+  INTERVAL_COUNT,
+  INTERVAL_LENGTHS,
+  INTERVAL_NAMES,
+  SEARCH_WINDOWS,
+  WINDOWS,
+  WINDOW_BUCKETS,
+  WINDOW_NAMES,
+  WINDOW_RESOLUTION_MS,
+  intervalIndex,
+  type CandleCurrency,
+  type CandleInterval,
+  type CandleMode,
+  type SearchWindow,
+  type WindowName,
+} from './intervals.ts';
+export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
+export * from './candles.ts';
+export { CandleRows } from './candle-rows.ts';

@@ -1,0 +1,47 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { cruise, type IConfiguration, type IReporterOutput, type IViolation } from 'dependency-cruiser';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The boundary rules `npm test` runs (`npm run lint:deps`, .dependency-cruiser.cjs),
+ * cruised over test/fixtures/boundaries: a tree with mds's top-level folders whose
+ * imports break each rule once and keep some allowed ones. Every rule must fire exactly
+ * where the fixture breaks it, and nowhere else.
+ */
+const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;
+const FIXTURE = fileURLToPath(new URL('../fixtures/boundaries/', import.meta.url));
+
+async function violations(): Promise<string[]> {
+  const result = (await cruise(['engine', 'actors', 'storage', 'transport'], {
+    baseDir: FIXTURE,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+  })) as IReporterOutput;
+  const output = result.output as Exclude<IReporterOutput['output'], string>;
+  return output.summary.violations.map((v: IViolation) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\/(lmdb)\/.*$/, '$1')}`).sort();
+}
+
+describe('module boundaries (STYLE.md 3)', () => {
+  it('names the rule of every forbidden import, and only of those', async () => {
+    expect(await violations()).toEqual([
+      'actors-not-to-query-or-live: actors/pool/pool.ts -> engine/market/view.ts',
+      'actors-not-to-transport: actors/pool/pool.ts -> transport/route.ts',
+      'actors-not-to-transport: actors/pool/pool.ts -> uWebSockets.js',
+      'kernel-is-pure: engine/errors.ts -> engine/model/shape.ts',
+      'model-is-pure: engine/model/shape.ts -> engine/market/view.ts',
+      'storage-not-to-actors: storage/candles.repo.ts -> actors/pool/pool.ts',
+      'storage-not-to-engine-layers: storage/candles.repo.ts -> engine/market/view.ts',
+      'transport-not-to-actors: transport/route.ts -> actors/pool/pool.ts',
+      'transport-not-to-lmdb: transport/route.ts -> lmdb',
+      'transport-not-to-storage: transport/route.ts -> storage/candles.repo.ts',
+    ]);
+  });
+
+  it('every rule of the configuration is an error, so that a violation fails npm test', () => {
+    expect(config.forbidden!.length).toBeGreaterThanOrEqual(9);
+    for (const rule of config.forbidden!) expect(rule.severity, rule.name).toBe('error');
+  });
+});
