@@ -522,15 +522,22 @@ export class MdsSocket {
   }
 
   /**
-   * Resolves when the server has handled every frame sent before and the client has
-   * received every frame the server sent before that: a ping, and its pong (a
-   * connection's frames are handled and answered in order). Rejects if the connection
-   * closes first.
+   * Resolves when the server has handled every frame sent before (the subscriptions made
+   * so far are in force) and the client has received every frame the server sent before
+   * that: a ping, and its pong (a connection's frames are handled and answered in
+   * order). While not connected, at the next connection's readiness. Rejects if the
+   * connection closes first, or the socket stops.
    */
   sync(): Promise<void> {
+    if (this.stopped) return Promise.reject(new MdsError(0, 'CLOSED', 'the socket is closed', 0));
+    if (this.open) return new Promise((resolve, reject) => this.ping({ pong: resolve, closed: reject }));
     return new Promise((resolve, reject) => {
-      if (!this.open) return reject(new MdsError(0, 'CLOSED', 'not connected', 0));
-      this.ping({ pong: resolve, closed: reject });
+      const stop = this.on((e) => {
+        if (e.type === 'ready') resolve();
+        else if (e.type === 'close' && e.outcome === 'stop') reject(new MdsError(e.code, 'CLOSED', e.reason || `closed ${e.code}`, 0));
+        else return;
+        stop();
+      });
     });
   }
 
