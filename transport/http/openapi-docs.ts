@@ -152,6 +152,8 @@ export interface RouteDoc {
   description?: string;
   data?: Schema;
   paged?: boolean;
+  /** A route without path parameters that can still answer 404/4040: when. */
+  notFound?: string;
   raw?: { contentType: string; schema?: Schema };
 }
 
@@ -167,7 +169,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/docs': { tag: 'system', summary: 'API reference page: this document rendered (Redoc, served locally)', raw: { contentType: 'text/html' } },
   '/docs/ws': { tag: 'system', summary: 'API reference page of the WebSocket: /asyncapi.json rendered', raw: { contentType: 'text/html' } },
   '/docs/redoc.standalone.js': { tag: 'system', summary: 'The Redoc bundle /docs loads', raw: { contentType: 'text/javascript' } },
-  '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice') },
+  '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice'), notFound: '4040 NOT_FOUND: no wSOL quote_price yet.' },
   '/v1/tokens/search': {
     tag: 'research',
     summary: 'Find tokens by name, symbol or mint address',
