@@ -1,10 +1,13 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_NODE, unsupportedNode } from '../../engine/node-version.ts';
-import { sampleEvents, tempDir, type TempDir } from '../helpers/fixtures.ts';
+import { createEngine } from '../../engine/system.ts';
+import { base58, rng, sampleEvents, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import { startWsServer } from '../helpers/ws.ts';
 
 /**
  * mds as an embedder uses it: a separate package that depends on mds by path
@@ -22,11 +25,11 @@ const node = (args: string[], cwd: string) => spawnSync(process.execPath, args, 
 /** A preload that makes process.version say `version`, as a Node.js mds does not support would. */
 const pretendNode = (version: string) => `--import=data:text/javascript,Object.defineProperty(process,"version",{value:"${version}"})`;
 
-/** The js block that follows the marker in README.md's "As a library". */
-function readmeExample(): string {
+/** The js block that follows the marker `<!-- <name> example: ... -->` in README.md. */
+function readmeExample(name = 'library'): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const match = /<!-- library example: [^\n]*-->\n```js\n([\s\S]*?)```/.exec(readme);
-  if (!match) throw new Error('README.md has no library example block');
+  const match = new RegExp(`<!-- ${name} example: [^\\n]*-->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  if (!match) throw new Error(`README.md has no ${name} example block`);
   return match[1]!;
 }
 
@@ -71,6 +74,7 @@ console.log(ingested, deadLetters);
     writeFileSync(
       join(dir.path, 'check.ts'),
       `import { createEngine, loadConfig, startService, type Engine, type IngestResult, type KeyState, type Service } from 'mds';
+import { createClient } from 'mds/client';
 const engine: Engine = await createEngine({ config: loadConfig({ flags: { data: 'd', source: 'none' } }) });
 const result: IngestResult = await engine.ingest({ type: 'quote_price' });
 if (result.status === 'rejected') console.log(result.reason);
@@ -83,6 +87,13 @@ await import('mds/engine/system.ts');
 // @ts-expect-error no such option
 await createEngine({ config: loadConfig(), nope: 1 });
 console.log(port, state);
+// The client SDK's types, from the built .d.ts: parameters and records of the route table.
+const mds = createClient({ baseUrl: 'http://127.0.0.1:1', key: 'k' });
+const trades = await mds.http.tokens.trades('x', { limit: 1, order: 'asc' });
+const id: string | undefined = trades.data[0]?.trade_id;
+// @ts-expect-error no such parameter
+await mds.http.tokens.trades('x', { limt: 1 });
+for await (const t of mds.socket().poolTrades('p')) console.log(id, t.created_at satisfies number);
 `,
     );
     writeFileSync(
@@ -94,6 +105,41 @@ console.log(port, state);
     );
     const checked = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir.path, encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it("runs the README's client SDK example with plain node: mds/client prints a token's live trades", async () => {
+    const r = rng(2628);
+    const [mint, pool, wallet] = [base58(r, 44), base58(r, 44), base58(r, 44)];
+    const data = tempDir('mds-client-example-');
+    const engine = await createEngine({ config: testConfig(data.path) });
+    const srv = await startWsServer({ engine });
+    try {
+      const T0 = 1_767_225_600_000;
+      for (const e of [
+        { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
+        { type: 'token', token_address: mint, decimals: 6, supply_raw: '1000000000000000', symbol: 'M', name: 'Mint', slot: 1, at: T0 },
+        { type: 'pool', pool_address: pool, base_address: mint, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
+      ]) expect((await engine.ingest(e)).status).toBe('applied');
+      writeFileSync(join(dir.path, 'trades.mjs'), readmeExample('client'));
+      const { key } = await srv.key('pro');
+      const child = spawn(process.execPath, ['trades.mjs', mint], { cwd: dir.path, env: { ...env, MDS_URL: `http://127.0.0.1:${srv.port}`, MDS_KEY: key } });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      try {
+        const first = await lines.next();
+        expect(first.value, stderr).toBe('subscribed; last trade: none');
+        const swap = swapMaker(pool, wallet, 2628, 10)(T0 + 1_000);
+        expect((await engine.ingest(swap)).status).toBe('applied');
+        expect((await lines.next()).value).toBe(`buy 1 for 1 at 100 USD ${swap.tx_hash}:0`);
+      } finally {
+        child.kill();
+      }
+    } finally {
+      await srv.close();
+      await engine.stop();
+      data.cleanup();
+    }
   });
 
   it('refuses, with the supported range, to load on a Node.js version outside it: the library and the mds command', () => {

@@ -2,7 +2,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { z } from 'zod';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/keys.ts';
-import { headerLines, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
+import { headerLines, RawBody, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
+import { acceptedEncoding, compress, COMPRESS_MIN_BYTES, type Encoded, type Encoding } from './compression.ts';
 import { bearerToken, decodePathParams, parseQueryString, validate } from './request.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import type { Admission, BeforeHandle, Route, RouteContext, ServerDeps } from './route.ts';
@@ -29,6 +30,12 @@ export const UNMATCHED = 'unmatched';
 /** A URL as a message shows it: bounded, since it is echoed to the client and logs. */
 const shownUrl = (url: string): string => (url.length > 256 ? `${url.slice(0, 256)}...` : url);
 
+const VARY = '\r\nvary: accept-encoding';
+const BR = '\r\ncontent-encoding: br';
+const GZIP = '\r\ncontent-encoding: gzip';
+/** Compressed copies of the fixed documents (a handler's RawBody returned again and again: /openapi.json, the Redoc bundle). */
+const rawEncoded = new WeakMap<RawBody, Encoded>();
+
 /** The abort handler of a response written inside the uWS handler (see Exchange.write). */
 const ignoreAbort = (): void => {};
 
@@ -52,6 +59,8 @@ class Exchange {
     private readonly okLabels: { route: string; code: string },
     /** A HEAD request: answered as its GET, without the body. */
     private readonly bodyless = false,
+    /** What the request's Accept-Encoding takes (compression.ts); null: plain. */
+    private readonly encoding: Encoding | null = null,
   ) {}
 
   /**
@@ -80,14 +89,14 @@ class Exchange {
     }
   }
 
-  /** A rendered response. */
-  sendOut(out: Outgoing): void {
-    this.write(responseHead(out.status, out.contentType), out.body, out.code);
+  /** A rendered response; `encoded`: where its compressed copies are kept (a fixed document's). */
+  sendOut(out: Outgoing, encoded: Encoded | null = null): void {
+    this.write(responseHead(out.status, out.contentType), out.body, out.code, encoded);
   }
 
-  /** A cached success. */
+  /** A cached success; its compressed copies are kept with it. */
   sendCached(entry: CachedResponse): void {
-    this.write(entry.head, entry.body, 0);
+    this.write(entry.head, entry.body, 0, (entry.encoded ??= {}));
   }
 
   fail(err: unknown): void {
@@ -95,10 +104,20 @@ class Exchange {
     this.sendOut(renderError(err, this.deps.log, { route: this.routeLabel, url: shownUrl(this.url) }));
   }
 
-  private write(head: string, body: string | Uint8Array, code: number): void {
+  private write(head: string, body: string | Uint8Array, code: number, encoded: Encoded | null = null): void {
     if (!this.aborted && !this.ended) {
       this.ended = true;
       try {
+        // A success of 1 KB or more: compressed when the client takes it (compression.ts).
+        // A string's UTF-8 length is at least its length, so that test needs no encoding.
+        if (code === 0 && (typeof body === 'string' ? body.length >= COMPRESS_MIN_BYTES || Buffer.byteLength(body) >= COMPRESS_MIN_BYTES : body.length >= COMPRESS_MIN_BYTES)) {
+          head += VARY;
+          const encoding = this.encoding;
+          if (encoding !== null) {
+            body = encoded ? (encoded[encoding] ??= compress(body, encoding)) : compress(body, encoding);
+            head += encoding === 'br' ? BR : GZIP;
+          }
+        }
         // uWS kills the process when a handler returns with its response pending and no
         // abort handler, and `end` can leave it pending: a write past a full cork buffer
         // whose flush fails is not buffered in uWebSockets before 6b7f354 (2026-04). Seen
@@ -174,7 +193,12 @@ function finish(exchange: Exchange, m: Mounted, result: unknown, cacheKey: strin
   }
   // render's results are all successes (code 0): failures throw and go through fail.
   if (version === null) {
-    exchange.sendOut(out);
+    let encoded: Encoded | null = null;
+    if (result instanceof RawBody) {
+      encoded = rawEncoded.get(result) ?? null;
+      if (encoded === null) rawEncoded.set(result, (encoded = {}));
+    }
+    exchange.sendOut(out, encoded);
     return;
   }
   const entry: CachedResponse = { version, head: responseHead(out.status, out.contentType), body: Buffer.from(out.body, 'utf8'), params: ctx.params, query: ctx.query };
@@ -288,7 +312,7 @@ export function mountRoutes(
         const url = req.getUrl();
         const rawQuery = req.getQuery() ?? '';
         const authorization = route.auth ? req.getHeader('authorization') : '';
-        const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels, bodyless);
+        const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels, bodyless, acceptedEncoding(req.getHeader('accept-encoding')));
         try {
           serve(exchange, m, req, url, rawQuery, authorization);
         } finally {

@@ -170,6 +170,8 @@ export interface RouteDoc {
   description?: string;
   data?: Schema;
   paged?: boolean;
+  /** A route without path parameters that can still answer 404/4040: when. */
+  notFound?: string;
   raw?: { contentType: string; schema?: Schema };
 }
 
@@ -185,7 +187,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/docs': { tag: 'system', summary: 'API reference page: this document rendered (Redoc, served locally)', raw: { contentType: 'text/html' } },
   '/docs/ws': { tag: 'system', summary: 'API reference page of the WebSocket: /asyncapi.json rendered', raw: { contentType: 'text/html' } },
   '/docs/redoc.standalone.js': { tag: 'system', summary: 'The Redoc bundle /docs loads', raw: { contentType: 'text/javascript' } },
-  '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice') },
+  '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice'), notFound: '4040 NOT_FOUND: no wSOL quote_price yet.' },
   '/v1/tokens/search': {
     tag: 'research',
     summary: 'Find tokens by name, symbol or mint address',
@@ -293,5 +295,5 @@ export const API_DESCRIPTION = [
   'Errors (SERVICE.md 7.1): 4000 BAD_REQUEST, 4010 UNAUTHENTICATED (no key), 4013 INVALID_API_KEY (unknown or revoked), 4033 PLAN_REQUIRED, 4040 NOT_FOUND (unknown route, any non-GET method, or unknown resource; under /v1 after the key check and the limits, so with the rate headers, and counted), 4290 RATE_LIMITED, 4291 QUOTA_EXCEEDED, 4292 TOO_MANY_IN_FLIGHT, 5000 INTERNAL, 5020 UPSTREAM_FAILED, 5030 UNAVAILABLE, 5040 TIMEOUT. HTTP status = code / 10.',
   'Limits: per key, a fixed 1-second window of requests, a monthly quota (calendar month, UTC) and requests in flight, by plan (free 5 rps / 2 in flight / 100,000 a month; starter 25 / 5 / 2,000,000; pro 100 / 20 / 20,000,000; scale 500 / 100 / 200,000,000 by default). Every authenticated response carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds), X-Quota-Limit, X-Quota-Remaining, X-Quota-Reset; a 429 adds Retry-After; during the 2-hour grace after a plan expires, X-Subscription-Grace: true. Every admitted request counts, whatever it answers; a 429 does not.',
   'Time: "now" is the engine clock (wall time in production, the latest event time in replays). Trade lists cover 30 days; without start_time, the last 24 hours.',
-  'Encoding: responses are UTF-8 JSON, never compressed whatever Accept-Encoding asks (the service runs beside its clients; a reverse proxy can compress for remote ones).',
+  'Encoding: responses are UTF-8 JSON. A successful response of 1 KB or more is compressed with br (preferred) or gzip when Accept-Encoding takes one, and carries Vary: Accept-Encoding; smaller ones, failures and requests without Accept-Encoding are plain.',
 ].join('\n\n');

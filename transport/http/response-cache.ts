@@ -1,3 +1,5 @@
+import type { Encoded } from './compression.ts';
+
 /** A cached response: its version, what `writeResponse` writes, and the input it was made from. */
 export interface CachedResponse {
   version: string;
@@ -7,6 +9,8 @@ export interface CachedResponse {
   body: Buffer;
   params: unknown;
   query: unknown;
+  /** The body compressed, per encoding, made on first demand (compression.ts). */
+  encoded?: Encoded;
 }
 
 /**
@@ -16,6 +20,8 @@ export interface CachedResponse {
  * the version check still runs, so a response is never older than the state it
  * describes. Bounded by total body bytes: the entries written longest ago go first
  * (Map order; a hit does not reorder, which would cost a delete and a set per request).
+ * The bound counts plain bytes; the compressed copies an entry may hold beside them
+ * add a fraction of that (a trade list compresses to about a fifth).
  */
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();

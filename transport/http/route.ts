@@ -40,9 +40,9 @@ export type RouteHandler<P, Q> = (ctx: RouteContext<P, Q>) => unknown;
 type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
 type EmptySchema = z.ZodObject<{}, z.core.$strict>;
 
-export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema> {
+export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema, P extends string = string, R = unknown> {
   /** uWS pattern: `/v1/pools/:pool_address`. Every `:name` needs a key in `params`. */
-  pattern: string;
+  pattern: P;
   /** true: `Authorization: Bearer <key>` required (every /v1 route). */
   auth: boolean;
   /** Path parameters by name; omitted for a pattern without any. */
@@ -54,7 +54,7 @@ export interface RouteSpec<PS extends ObjectSchema, QS extends ObjectSchema> {
    * and Scale); omitted for every plan. The limits hook answers 403/4033 below it.
    */
   minPlan?: PlanName;
-  handler: RouteHandler<z.output<PS>, z.output<QS>>;
+  handler: (ctx: RouteContext<z.output<PS>, z.output<QS>>) => R;
   /**
    * A version of everything the response depends on, computed cheaply before the
    * handler (actor seqs, a time bucket): a route with one caches its successful
@@ -81,6 +81,17 @@ export interface Route {
   readonly notBuilt?: true;
 }
 
+/**
+ * A route as defineRoute returns it: a Route whose pattern, schemas and handler result
+ * stay in its type, so that the client SDK (transport/client) types its methods from
+ * the route table itself, with nothing copied by hand. `types` is never set: it exists
+ * for the type checker only.
+ */
+export interface TypedRoute<P extends string, PS extends ObjectSchema, QS extends ObjectSchema, R> extends Route {
+  readonly pattern: P;
+  readonly types?: { params: PS; query: QS; result: R };
+}
+
 const PARAM = /\/:([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
@@ -88,9 +99,9 @@ const PARAM = /\/:([A-Za-z_][A-Za-z0-9_]*)/g;
  * is always a 400 even if a route forgets `.strict()`; a pattern whose `:params` do not
  * match the params schema's keys throws at start-up.
  */
-export function defineRoute<PS extends ObjectSchema = EmptySchema, QS extends ObjectSchema = EmptySchema>(
-  spec: RouteSpec<PS, QS>,
-): Route {
+export function defineRoute<const P extends string, PS extends ObjectSchema = EmptySchema, QS extends ObjectSchema = EmptySchema, R = unknown>(
+  spec: RouteSpec<PS, QS, P, R>,
+): TypedRoute<P, PS, QS, R> {
   if (!spec.pattern.startsWith('/')) throw new Error(`route pattern must start with '/': ${spec.pattern}`);
   const paramNames = [...spec.pattern.matchAll(PARAM)].map((m) => m[1]!);
   const params: ObjectSchema = spec.params ?? z.object({});

@@ -9,6 +9,7 @@ import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
 import { walletTradesRoute } from './handlers/wallets.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
+import type { RawBody } from '../envelope.ts';
 import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
 import { notBuilt } from '../../engine/errors.ts';
 import { defineRoute, type Route } from './route.ts';
@@ -49,11 +50,11 @@ function notBuiltRoute(pattern: string): Route {
   return { ...route, query: z.looseObject({}), notBuilt: true };
 }
 
-export const ROUTES: readonly Route[] = [
+export const ROUTES = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
   defineRoute({ pattern: '/metrics', auth: false, handler: metrics }),
   // Built from this table when first asked for, so it lists every route, later ones included.
-  defineRoute({ pattern: '/openapi.json', auth: false, handler: () => openApiRoute(ROUTES) }),
+  defineRoute({ pattern: '/openapi.json', auth: false, handler: (): RawBody => openApiRoute(ROUTES) }),
   defineRoute({ pattern: '/asyncapi.json', auth: false, handler: asyncApiRoute }),
   // The API reference pages over those two documents, with what they load (docs.ts).
   defineRoute({ pattern: '/docs', auth: false, handler: docsRoute }),
@@ -134,4 +135,4 @@ export const ROUTES: readonly Route[] = [
     '/v1/wallets/:wallet_address/daily_pnl',
     '/v1/wallets/:wallet_address/deployed_tokens',
   ].map(notBuiltRoute),
-];
+] as const satisfies readonly Route[];

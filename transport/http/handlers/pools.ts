@@ -2,6 +2,7 @@ import type { CandleInterval } from '../../../engine/model/index.ts';
 import { z } from 'zod';
 import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
 import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
+import type { tradeRecord } from '../../../engine/market/views.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';
 import { JsonText, page } from '../../envelope.ts';
 import type { RouteContext, ServerDeps } from '../route.ts';
@@ -31,8 +32,8 @@ export function tradesPage(
   const after = cursorPosition(codec, q.cursor, filters, 'subject, order, start_time and token')?.after;
   const result = read(after);
   if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : kind === 'token_trades' ? 'token' : 'wallet', subject);
-  // The records go out as JSON written directly (views.ts tradeJson).
-  return page(new JsonText(result.itemsJson()), {
+  // The records go out as JSON written directly (views.ts tradeJson): tradeRecord's, byte for byte.
+  return page<ReturnType<typeof tradeRecord>>(new JsonText(result.itemsJson()), {
     next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,
     has_more: result.next !== null,
   });
