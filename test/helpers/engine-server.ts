@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
 import type { ConfigInput, PlanName } from '../../engine/config.ts';
-import { createKeyStore } from '../../engine/keys.ts';
+import { createKeyStore } from '../../engine/plans/index.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
