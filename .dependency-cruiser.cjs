@@ -2,7 +2,7 @@
  * The module boundaries of STYLE.md section 3 that the code honours today, checked by
  * `npm test` (`npm run lint:deps`). A rule names the row of the table it enforces; add
  * one as the restructure of issue 21 makes another row true (engine/query, engine/topics,
- * engine/plans, one entry point per folder).
+ * one entry point per folder).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -69,6 +69,17 @@ module.exports = {
       severity: 'error',
       from: { path: '^actors/' },
       to: { path: '^engine/(market|query|topics|search)/' },
+    },
+    {
+      name: 'plans-to-kernel-model-storage',
+      comment:
+        'engine/plans (keys, plan admission, account limits) imports the kernel (engine/errors, clock, log, bounds, config, metrics), engine/model, storage/ and the account actor it hosts (actors/account) only: never the query, live, ingest or supervisor layers nor the transport (STYLE.md 3; actors/account is the one addition to its row, since plan admission keeps one account actor per account).',
+      severity: 'error',
+      from: { path: '^engine/plans/' },
+      to: {
+        path: '^(engine|actors|storage|transport|bench|test)/',
+        pathNot: '^(engine/plans/|engine/(errors|clock|log|bounds|config|metrics)\\.ts$|engine/model/|storage/|actors/account/)',
+      },
     },
   ],
   options: {

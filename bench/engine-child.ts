@@ -76,7 +76,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const [{ WallClock }, { loadConfig }, { createKeyStore }, { ndjsonSource }, { createEngine }, { whenFlushed }, { loadCursorSecret }, { createServer }] = await Promise.all([
     import('../engine/clock.ts'),
     import('../engine/config.ts'),
-    import('../engine/keys.ts'),
+    import('../engine/plans/index.ts'),
     import('../engine/sources/ndjson.ts'),
     import('../engine/system.ts'),
     import('../storage/lmdb.ts'),

@@ -126,12 +126,11 @@ function swapLine(k: number): string {
 }
 
 async function startEngineServer(): Promise<void> {
-  const [{ WallClock }, { configSchema }, { createKeyStore }, { createLimits }, { createLogger }, { createEngine }, { loadCursorSecret }, { createServer, mountWebSocket }, { createLimitsHook }] =
+  const [{ WallClock }, { configSchema }, { createKeyStore, createLimits }, { createLogger }, { createEngine }, { loadCursorSecret }, { createServer, mountWebSocket }, { createLimitsHook }] =
     await Promise.all([
       import('../engine/clock.ts'),
       import('../engine/config.ts'),
-      import('../engine/keys.ts'),
-      import('../engine/limits.ts'),
+      import('../engine/plans/index.ts'),
       import('../engine/log.ts'),
       import('../engine/system.ts'),
       import('../transport/http/cursor.ts'),

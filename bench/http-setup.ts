@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WallClock } from '../engine/clock.ts';
 import { loadConfig } from '../engine/config.ts';
-import { createKeyStore } from '../engine/keys.ts';
+import { createKeyStore } from '../engine/plans/index.ts';
 import { writeSimFile } from '../engine/sources/sim/index.ts';
 import { createEngine } from '../engine/system.ts';
 import { loadCursorSecret } from '../transport/http/cursor.ts';

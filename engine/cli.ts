@@ -130,10 +130,10 @@ program
 
 const keys = program.command('keys').description('create, list and revoke API keys');
 
-async function withKeys<T>(opts: Record<string, unknown>, run: (store: import('./keys.ts').KeyStore) => Promise<T> | T): Promise<T> {
+async function withKeys<T>(opts: Record<string, unknown>, run: (store: import('./plans/index.ts').KeyStore) => Promise<T> | T): Promise<T> {
   const config = resolveConfig(opts);
   const { openStorage } = await import('../storage/lmdb.ts');
-  const { createKeyStore } = await import('./keys.ts');
+  const { createKeyStore } = await import('./plans/index.ts');
   const { WallClock } = await import('./clock.ts');
   const storage = openStorage(config.data);
   try {
@@ -163,7 +163,7 @@ keys
   .addOption(dataOption())
   .addOption(configOption())
   .action(async (opts) => {
-    const { keyState, graceEndsAt } = await import('./keys.ts');
+    const { keyState, graceEndsAt } = await import('./plans/index.ts');
     const accounts = await withKeys(opts, (store) => store.list());
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();

@@ -81,7 +81,7 @@ export const configSchema = z
           .min(0)
           .default(5)
           .describe('longest a checkpoint or idle sweep holds the event loop at once; the rest goes to later turns (0: all in one turn)'),
-        restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute before it is stopped'),
+        restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute of the engine clock before it is stopped'),
       })
       .strict()
       .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10 }),

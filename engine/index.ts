@@ -18,8 +18,8 @@ export type { Config, ConfigInput, ConfigSources, PlanLimits, PlanName } from '.
 export { startService } from './serve.ts';
 export type { Service } from './serve.ts';
 /** API keys of a data directory. */
-export { createKeyStore, keyState } from './keys.ts';
-export type { Account, CreatedKey, KeyState, KeyStore } from './keys.ts';
+export { createKeyStore, keyState } from './plans/index.ts';
+export type { Account, CreatedKey, KeyState, KeyStore } from './plans/index.ts';
 /** Clocks an engine can run on. */
 export { EventClock, WallClock } from './clock.ts';
 export type { Clock } from './clock.ts';

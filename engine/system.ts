@@ -185,8 +185,19 @@ export class Engine {
     this.research = this.query.research!;
   }
 
-  /** Replays the log after the last checkpoint into the actors, then serves. */
-  async start(): Promise<void> {
+  private started: Promise<void> | null = null;
+
+  /**
+   * Replays the log after the last checkpoint into the actors, then serves. Idempotent:
+   * createEngine starts the engine, and a later call resolves with that same start
+   * (no second replay of the log, no second set of timers).
+   */
+  start(): Promise<void> {
+    this.started ??= this.replayAndServe();
+    return this.started;
+  }
+
+  private async replayAndServe(): Promise<void> {
     const checkpoint = (this.storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
     this.latestAt = (this.storage.meta.get(LATEST_AT_KEY) as number | undefined) ?? 0;
     this.clock.observe(this.latestAt);

@@ -58,7 +58,7 @@ export interface Account {
 }
 
 /**
- * An account's counters for one calendar month (UTC), written by engine/limits.ts in
+ * An account's counters for one calendar month (UTC), written by engine/plans/limits.ts in
  * batches (about once a second), never once per request.
  */
 export interface UsageRecord {

@@ -9,7 +9,7 @@ type Lifecycle = SnapshotFrom<typeof accountMachine>;
 const INITIAL: Lifecycle = initialTransition(accountMachine)[0];
 
 /**
- * One API account as engine/limits.ts keeps it in memory: the lifecycle (an xstate
+ * One API account as engine/plans/limits.ts keeps it in memory: the lifecycle (an xstate
  * snapshot, advanced with the pure `transition()` only when the key's expiry changes or
  * a boundary passes) and plain mutable numbers for everything counted per request or
  * per message. It describes one account in this process; the monthly counts are

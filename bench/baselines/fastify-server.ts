@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { WallClock } from '../../engine/clock.ts';
 import { loadConfig } from '../../engine/config.ts';
 import { EngineError, badRequest, invalidApiKey, notFound, unauthenticated } from '../../engine/errors.ts';
-import { createKeyStore, type KeyStore } from '../../engine/keys.ts';
+import { createKeyStore, type KeyStore } from '../../engine/plans/index.ts';
 import type { MarketQuery } from '../../engine/market/market-query.ts';
 import { createEngine } from '../../engine/system.ts';
 import { cursorCodec, loadCursorSecret } from '../../transport/http/cursor.ts';
@@ -21,7 +21,7 @@ import * as schema from './schemas.ts';
  * Same data, same work per request: it opens a copy of the data directory mds serves
  * with the same engine (actors activated from snapshots, the same read facade), checks
  * the Bearer key against the same KeyStore (one LMDB read of the key's record per
- * request in both: engine/keys.ts verify skips the sha256 while the record's bytes are
+ * request in both: engine/plans/keys.ts verify skips the sha256 while the record's bytes are
  * unchanged) and signs cursors with the same secret. What differs is the HTTP stack and
  * the serialization: Fastify on node:http, ajv, and fast-json-stringify of the objects
  * the read facade returns, against uWebSockets.js, zod, and JSON.stringify but for

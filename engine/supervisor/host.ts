@@ -58,7 +58,7 @@ export interface HostOptions {
   history: (fromSeq: number, toSeq: number) => Iterable<{ seq: number; event: IngestEvent }>;
   idleMs: number;
   restartsMax: number;
-  /** The window restartsMax counts over. */
+  /** The window restartsMax counts over, on the engine clock (`clock`: event time in replays, simulated in tests). */
   restartWindowMs?: number;
   /** The engine's stale epochs, shared by its hosts (how far a stale actor's seqs move on). */
   epochs: StaleEpochs;
@@ -419,7 +419,7 @@ export class ActorHost<S> {
   private recover(resident: Resident<S>, event: IngestEvent, seq: number, err: Error): void {
     const { log, metrics, storage } = this.options;
     metrics.actorRestarts.inc({ kind: this.kind });
-    resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.crash', at: performance.now() })[0];
+    resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.crash', at: this.options.clock.now() })[0];
     if (resident.supervision.value === 'stopped') {
       log.error({ actor: resident.id, seq, err }, 'actor stopped: too many restarts');
       this.stop(resident, event, seq, `actor ${resident.id} stopped after repeated crashes: ${err.message}`);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
 import type { ConfigInput, PlanName } from '../../engine/config.ts';
-import { createKeyStore } from '../../engine/keys.ts';
+import { createKeyStore } from '../../engine/plans/index.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
@@ -55,10 +55,9 @@ export interface ServedEngine extends EngineServer {
  * Creates an engine in a temporary directory (test config: event clock, no source),
  * ingests `events` (each must be applied) and serves it with a key of `plan`.
  */
-export async function startServedEngine(events: readonly unknown[], options: { plan?: PlanName; start?: boolean } = {}): Promise<ServedEngine> {
+export async function startServedEngine(events: readonly unknown[], options: { plan?: PlanName } = {}): Promise<ServedEngine> {
   const dir = tempDir();
   const engine = await createEngine({ config: testConfig(dir.path) });
-  if (options.start) await engine.start();
   for (const e of events) {
     const result = await engine.ingest(e);
     if (result.status !== 'applied') throw new Error(`event not applied (${JSON.stringify(result)}): ${JSON.stringify(e).slice(0, 200)}`);
@@ -79,10 +78,10 @@ export interface TempEngine {
   readonly dir: TempDir;
   /**
    * Opens an engine (test config) on the directory, or on `overrides.data`, and records
-   * it for the afterEach to stop; with `start`, starts it too. `clock` and `flushMs`
+   * it for the afterEach to stop (createEngine starts it). `clock` and `flushMs`
    * as createEngine takes them (by default the config's clock, the event clock).
    */
-  open(overrides?: Partial<ConfigInput>, options?: Pick<EngineOptions, 'actors' | 'clock' | 'flushMs'> & { start?: boolean }): Promise<Engine>;
+  open(overrides?: Partial<ConfigInput>, options?: Pick<EngineOptions, 'actors' | 'clock' | 'flushMs'>): Promise<Engine>;
   /**
    * A simulated crash: what was ingested is made durable, nothing more is snapshotted,
    * storage is closed without a checkpoint; the engine is forgotten (never stopped).
@@ -122,7 +121,6 @@ export function useTempEngine(prefix?: string): TempEngine {
     async open(overrides = {}, options = {}) {
       const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors, clock: options.clock, flushMs: options.flushMs });
       engines.push(engine);
-      if (options.start) await engine.start();
       return engine;
     },
     async crash(engine) {

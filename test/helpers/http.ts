@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedClock } from '../../engine/clock.ts';
 import { configSchema, type ConfigInput } from '../../engine/config.ts';
-import { createKeyStore, type KeyStore } from '../../engine/keys.ts';
+import { createKeyStore, type KeyStore } from '../../engine/plans/index.ts';
 import { silentLogger, type Logger } from '../../engine/log.ts';
 import { createMetrics, type Metrics } from '../../engine/metrics.ts';
 import type { EngineStatus, Query, SolPrice } from '../../engine/query.ts';

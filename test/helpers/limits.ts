@@ -1,5 +1,5 @@
 import { configSchema, type ConfigInput } from '../../engine/config.ts';
-import { createLimits, type Limits } from '../../engine/limits.ts';
+import { createLimits, type Limits } from '../../engine/plans/index.ts';
 import { createLimitsHook } from '../../transport/http/limits.ts';
 import type { Admission, BeforeHandle, Route } from '../../transport/index.ts';
 import { startTestServer, type TestServer } from './http.ts';

@@ -13,7 +13,7 @@ const POOLS = 300;
 const QUIET = { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 };
 
 const temp = useTempEngine();
-const open = () => temp.open({ actors: QUIET }, { start: true });
+const open = () => temp.open({ actors: QUIET });
 
 /** Everything the market routes read of every pool and token, as JSON. */
 function marketState(e: Engine, pools: string[], mints: string[]): string {
@@ -123,7 +123,7 @@ describe('checkpoints and idle sweeps in slices', () => {
   it('with checkpointSliceMs 0, the timers checkpoint and sweep in one turn each, and keep doing so', async () => {
     const events = [...swapStream(200, 20, 29, true)];
     // A sweep timer that called `.finally` on the count of an unsliced sweep threw in setInterval: the process died.
-    const e = await temp.open({ actors: { idleMs: 20, sweepMs: 10, checkpointMs: 10, checkpointSliceMs: 0 } }, { start: true });
+    const e = await temp.open({ actors: { idleMs: 20, sweepMs: 10, checkpointMs: 10, checkpointSliceMs: 0 } });
     await Promise.all(events.map((ev) => e.ingest(ev)));
     // Waits for the timers (no timing asserted), checking after each checkpoint or sweep they run: every pool passivated, the checkpoint at the last seq.
     await afterTimerRuns(e, () => e.pools.size === 0 && e.storage.meta.get('checkpoint') === events.length, 400);

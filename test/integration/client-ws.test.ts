@@ -1,8 +1,7 @@
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
-import { createKeyStore } from '../../engine/keys.ts';
-import { createLimits } from '../../engine/limits.ts';
+import { createKeyStore, createLimits } from '../../engine/plans/index.ts';
 import { silentLogger } from '../../engine/log.ts';
 import type { Engine } from '../../engine/system.ts';
 import { createHttpClient } from '../../transport/client/http.ts';

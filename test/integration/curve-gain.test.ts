@@ -37,7 +37,7 @@ beforeAll(async () => {
     price(T0),
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'GAIN', slot: 100, at: T0 },
     { type: 'pool', pool_address: CURVE, base_address: MINT, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, curve_initial_real_base_raw: '800000000000000', slot: 100 },
-  ], { start: true });
+  ]);
   engine = served.engine;
 });
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../engine/config.ts';
-import { createKeyStore, type Account } from '../../engine/keys.ts';
+import { createKeyStore, type Account } from '../../engine/plans/index.ts';
 import { defineRoute, ROUTES } from '../../transport/index.ts';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits.ts';
 
@@ -207,7 +207,7 @@ describe('response heads on the wire', () => {
   });
 });
 
-describe('authentication on the hot path (key memory of engine/keys.ts, bearer parsing)', () => {
+describe('authentication on the hot path (key memory of engine/plans/keys.ts, bearer parsing)', () => {
   it('accepts the Bearer forms the regex did, rejects the rest', async () => {
     t.clock.increment(1_000);
     const { key } = await t.keys.create({ plan: 'pro' });

@@ -4,8 +4,7 @@ import { GRACE_MS, nextMonthStartOf } from '../../actors/account/account.logic.t
 import { SimulatedClock } from '../../engine/clock.ts';
 import { configSchema, type ConfigInput } from '../../engine/config.ts';
 import { EngineError } from '../../engine/errors.ts';
-import { createKeyStore, type Account } from '../../engine/keys.ts';
-import { createLimits } from '../../engine/limits.ts';
+import { createKeyStore, createLimits, type Account } from '../../engine/plans/index.ts';
 import { openStorage } from '../../storage/lmdb.ts';
 import { defineRoute, ROUTES } from '../../transport/index.ts';
 import { tempDir } from '../helpers/fixtures.ts';

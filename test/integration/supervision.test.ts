@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../engine/clock.ts';
 import type { ConfigInput } from '../../engine/config.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
 import type { Engine } from '../../engine/system.ts';
@@ -392,5 +393,35 @@ describe('supervision', () => {
     const reasons = [...e.storage.deadLetters.getRange()].map((l) => l.value.reason);
     expect(reasons.filter((r) => r.includes('threw twice'))).toHaveLength(2);
     expect(reasons.filter((r) => r.includes('stopped'))).toHaveLength(2);
+  });
+
+  describe('restart window on the engine clock (60 s, restartsMax 2)', () => {
+    const T = 1_767_225_600_000;
+    const open = (clock: SimulatedClock) => temp.open({ actors: { restartsMax: 2 } }, { actors: [labelCounter], clock });
+    const crashes = async (e: Engine, count: number, at: number) => {
+      for (let i = 0; i < count; i++) await e.ingest(label(WALLET, 'poison', at + i));
+    };
+
+    it('forgets the restarts older than the window: two more are allowed once the clock has moved past it', async () => {
+      const clock = new SimulatedClock(T);
+      const e = await open(clock);
+      await crashes(e, 2, 10);
+      expect(hostOf(e).supervision(WALLET)).toBe('active');
+      clock.increment(60_001);
+      await crashes(e, 2, 20);
+      expect(hostOf(e).supervision(WALLET)).toBe('active');
+      // A third within the window of the last two: stopped.
+      await crashes(e, 1, 30);
+      expect(hostOf(e).supervision(WALLET)).toBe('stopped');
+    });
+
+    it('stops the actor at the crash after restartsMax within the window, however close to its end', async () => {
+      const clock = new SimulatedClock(T);
+      const e = await open(clock);
+      await crashes(e, 2, 10);
+      clock.increment(59_999);
+      await crashes(e, 1, 20);
+      expect(hostOf(e).supervision(WALLET)).toBe('stopped');
+    });
   });
 });

@@ -20,7 +20,6 @@ let engine: Engine;
 beforeAll(async () => {
   dir = tempDir();
   engine = await createEngine({ config: testConfig(dir.path, { actors: { checkpointMs: 3_600_000 } }) });
-  await engine.start();
   for (const e of [
     { type: 'quote_price', quote_address: WSOL, price_usd: 150, at: T0 },
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', symbol: 'FLY', slot: 1, at: T0 },

@@ -186,7 +186,6 @@ describe('GET /wallets/{wallet}/trades', () => {
     srv.close();
     await engine.stop();
     ({ engine } = { engine: await temp.open() });
-    await engine.start();
     srv = await serveEngine(engine);
     expect(shape(await list(srv, '&order=asc'))).toEqual(expected(ALL));
     // More trades, stored, then a crash before the indexer is asked for anything.
@@ -195,7 +194,6 @@ describe('GET /wallets/{wallet}/trades', () => {
     srv.close();
     await temp.crash(engine);
     engine = await temp.open();
-    await engine.start();
     srv = await serveEngine(engine);
     expect(shape(await list(srv, '&order=asc'))).toEqual(expected([...ALL, [POOL_B, 90]]));
     await engine.walletIndexer.drain();

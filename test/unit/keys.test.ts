@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../engine/clock.ts';
-import { createKeyStore, type KeyStore } from '../../engine/keys.ts';
+import { createKeyStore, type KeyStore } from '../../engine/plans/index.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { z } from 'zod';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
-import type { Account, KeyStore } from '../../engine/keys.ts';
+import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import { headerLines, RawBody, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
 import { acceptedEncoding, compress, COMPRESS_MIN_BYTES, type Encoded, type Encoding } from './compression.ts';
 import { bearerToken, decodePathParams, parseQueryString, validate } from './request.ts';

@@ -1,5 +1,5 @@
 import { EngineError } from '../../engine/errors.ts';
-import type { HttpLimits, RequestDecision } from '../../engine/limits.ts';
+import type { HttpLimits, RequestDecision } from '../../engine/plans/index.ts';
 import type { Admission, BeforeHandle, Route } from './route.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config, PlanName } from '../../engine/config.ts';
 import type { EngineError } from '../../engine/errors.ts';
-import type { Account, KeyStore } from '../../engine/keys.ts';
+import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { Query } from '../../engine/query.ts';

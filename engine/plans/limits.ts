@@ -1,4 +1,4 @@
-import { AccountActor } from '../actors/account/account.actor.ts';
+import { AccountActor } from '../../actors/account/account.actor.ts';
 import {
   admitRequest,
   messageCloseAt,
@@ -7,13 +7,13 @@ import {
   rollCounters,
   secondsUntil,
   type Verdict,
-} from '../actors/account/account.logic.ts';
-import type { Storage, UsageRecord } from '../storage/lmdb.ts';
+} from '../../actors/account/account.logic.ts';
+import type { Storage, UsageRecord } from '../../storage/lmdb.ts';
 import type { AccountLimits } from './account-limits.ts';
-import type { Clock } from './clock.ts';
-import type { PlanLimits, PlanName } from './config.ts';
+import type { Clock } from '../clock.ts';
+import type { PlanLimits, PlanName } from '../config.ts';
 import type { Account } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '../log.ts';
 
 /**
  * Plans and limits of DECISIONS.md "Plans" for HTTP and WebSocket, over one account
