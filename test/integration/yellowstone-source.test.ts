@@ -113,7 +113,8 @@ describe('yellowstone source', () => {
     geyser = new FakeGeyser();
     await geyser.start();
     const engine = await temp.open();
-    const source = yellowstoneSource({ endpoint: `http://127.0.0.1:${geyser.port}`, token: 'secret', log: silentLogger(), pingMs: 50 });
+    // Pings every 50 ms; never judged quiet here (a loaded machine can pause past 100 ms: that is the stall test's case).
+    const source = yellowstoneSource({ endpoint: `http://127.0.0.1:${geyser.port}`, token: 'secret', log: silentLogger(), pingMs: 50, quietMs: 60_000 });
     const running = engine.runSource(source);
     await untilApplied(engine, TOTAL + 1);
     const [request] = geyser.requests;

@@ -36,8 +36,10 @@ export interface YellowstoneOptions {
   endpoint: string;
   token?: string;
   log: Logger;
-  /** Ping period; nothing received for two periods ends the stream (default 10 s). */
+  /** Ping period (default 10 s). */
   pingMs?: number;
+  /** Nothing received for this long ends the stream and opens it again (default two ping periods). */
+  quietMs?: number;
   backoffMinMs?: number;
   backoffMaxMs?: number;
   /** Subscribe to Pyth's SOL/USD account too, for wSOL quote_price events (default true). */
@@ -58,6 +60,7 @@ export function yellowstoneSource(options: YellowstoneOptions): LiveSource<Yello
   const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
   const credentials = url.protocol === 'https:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
   const pingMs = options.pingMs ?? 10_000;
+  const quietMs = options.quietMs ?? 2 * pingMs;
   const minMs = options.backoffMinMs ?? 500;
   const maxMs = options.backoffMaxMs ?? 30_000;
   const log = options.log;
@@ -96,7 +99,7 @@ export function yellowstoneSource(options: YellowstoneOptions): LiveSource<Yello
         const cancel = () => end('stopped');
         signal.addEventListener('abort', cancel, { once: true });
         const timer = setInterval(() => {
-          if (Date.now() - heard > 2 * pingMs) return end('went quiet');
+          if (Date.now() - heard > quietMs) return end('went quiet');
           call.write(SubscribeRequest.fromPartial({ ping: { id: ++pingId } }));
         }, pingMs);
         call.write(
