@@ -20,6 +20,13 @@ export const REJECTED_HEAD_BYTES = 4_096;
 /** Dead letters keep at most this much of a rejected event, in bytes (a 10 MB line is cut). */
 export const DEAD_LETTER_RAW_MAX = 4_096;
 
+// Sources
+
+/** Signatures per getSignaturesForAddress page of the solana-ws: gap repair: the RPC's maximum. */
+export const SOLANA_WS_BACKFILL_PAGE_SIZE = 1_000;
+/** Default pages of the solana-ws: gap repair per program after a reconnect (config `solanaWsBackfillMaxPages`): 10,000 signatures, some minutes of pump.fun; an older gap is logged, not repaired. */
+export const SOLANA_WS_BACKFILL_MAX_PAGES = 10;
+
 // Supervisor
 
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */

@@ -3,6 +3,7 @@ import {
   INGEST_BATCHES_IN_FLIGHT_MAX,
   INGEST_BATCH_MAX,
   INGEST_LINE_BYTES_MAX,
+  SOLANA_WS_BACKFILL_MAX_PAGES,
   WS_BACKPRESSURE_BYTES,
   WS_BACKPRESSURE_HARD_BYTES,
   WS_FRAME_BYTES_MAX,
@@ -61,6 +62,13 @@ export const configSchema = z
       .default('sim')
       .describe('event source: sim, ndjson:<path>, ndjson:- (stdin), solana-ws:<RPC WebSocket URL>, yellowstone:<gRPC endpoint> or none'),
     yellowstoneToken: z.string().min(1).optional().describe('x-token of the yellowstone: source (MDS_YELLOWSTONE_TOKEN)'),
+    solanaWsBackfillMaxPages: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .default(SOLANA_WS_BACKFILL_MAX_PAGES)
+      .describe('solana-ws: gap repair after a reconnect: getSignaturesForAddress pages of 1,000 per program at most; a larger gap is logged and its older part not repaired'),
     clock: z.enum(['wall', 'event']).default('wall').describe('wall time, or event time (latest event seen) for replays'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ingest: z

@@ -479,7 +479,7 @@ export class Engine {
       };
     }
     if (spec.startsWith('solana-ws:')) {
-      return solanaWsSource({ url: spec.slice('solana-ws:'.length), log: this.log.child({ part: 'source' }) });
+      return solanaWsSource({ url: spec.slice('solana-ws:'.length), backfillMaxPages: this.config.solanaWsBackfillMaxPages, log: this.log.child({ part: 'source' }) });
     }
     for (const factory of sourceFactories) {
       const source = factory(spec, this);

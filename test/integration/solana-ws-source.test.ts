@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../engine/log.ts';
 import { PROGRAMS, SolanaDecoder } from '../../engine/sources/solana/decode.ts';
@@ -28,7 +29,7 @@ afterEach(async () => {
 
 
 describe('solana-ws source', () => {
-  it('subscribes to both programs, fetches each announced transaction once, retries a 429 and a not-yet; a server restart loses and duplicates nothing', async () => {
+  it('subscribes to both programs, fetches each announced transaction once, retries a 429 and a not-yet; a server restart (transactions announced while it is down) loses and duplicates nothing', async () => {
     rpc = new FakeRpc();
     await rpc.start();
     const engine = await temp.open();
@@ -45,14 +46,19 @@ describe('solana-ws source', () => {
     await untilApplied(engine, firstHalf);
     expect(engine.query.status().sourceState).toMatchObject({ connected: true, reconnects: 0, rate_limited: 1, failed: 0 });
 
-    // The server dies and comes back on its port; the source reconnects and resubscribes.
+    // The server dies and comes back on its port, the chain going on meanwhile (two
+    // transactions while it is down); the source reconnects, resubscribes and repairs the gap.
     const port = rpc.port;
+    const history = rpc.history;
     await rpc.stop();
     rpc = new FakeRpc();
+    rpc.history = history;
+    rpc.notify(half);
+    rpc.notify(half + 1);
     await rpc.start(port);
     await rpc.untilSubscribed();
     rpc.notify(0); // announced again after the restart: not fetched again
-    for (let i = half; i < TXS.length; i++) rpc.notify(i);
+    for (let i = half + 2; i < TXS.length; i++) rpc.notify(i);
     await untilApplied(engine, expected.length);
     expect(rpc.requests).not.toContain(TXS[0]!.signature);
     expect(new Set(rpc.requests).size).toBe(rpc.requests.length);
@@ -98,6 +104,82 @@ describe('solana-ws source', () => {
     expect(source.state()).toMatchObject({ failed: 1, fetched: 0, pending: 0 });
     abort.abort();
     await running;
+  });
+});
+
+describe('solana-ws source, gap repair', () => {
+  it('transactions announced while disconnected are fetched after the reconnect (getSignaturesForAddress, paged, failed ones skipped): each applied exactly once', async () => {
+    rpc = new FakeRpc();
+    await rpc.start();
+    const engine = await temp.open();
+    const eventsOf = (from: number, to: number) => TXS.slice(from, to).flatMap((t) => [...new SolanaDecoder().decodeValue(t.record)].flatMap((d) => d.events)).length;
+    // Pages of 2 signatures: the 7 pump.fun transactions of the gap and a failed one take 4 full pages and an empty one.
+    const source = solanaWsSource({ url: `ws://127.0.0.1:${rpc.port}`, log: silentLogger(), backoffMinMs: 5, backoffMaxMs: 50, backfillPageSize: 2 });
+    const running = engine.runSource(source);
+    await rpc.untilSubscribed();
+    const before = 4; // pump.fun transactions only: PumpSwap has no last signature, its gap is bounded by the slot
+    for (let i = 0; i < before; i++) rpc.notify(i);
+    await untilApplied(engine, eventsOf(0, before));
+    expect(rpc.signatureRequests).toEqual([]); // the first connection repairs nothing
+
+    // The connection drops and the server refuses new ones while the chain goes on.
+    rpc.refuse = true;
+    const subscriptions = rpc.subscriptions.length;
+    for (const s of rpc.live()) s.socket.terminate();
+    rpc.notify(before);
+    rpc.fail('1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111', TXS[before]!.slot, PROGRAMS[0]!);
+    for (let i = before + 1; i < TXS.length; i++) rpc.notify(i);
+    expect(rpc.live()).toEqual([]);
+    rpc.limitedPages = 1; // the first page is rate-limited once: retried
+    rpc.refuse = false;
+    await rpc.untilSubscriptions(subscriptions + PROGRAMS.length);
+
+    await untilApplied(engine, eventsOf(0, TXS.length));
+    await engine.stop();
+    await running;
+    const status = engine.query.status();
+    expect(status).toMatchObject({ ingested: eventsOf(0, TXS.length), deadLetters: 0 });
+    // Every transaction fetched once, the failed one never.
+    expect([...rpc.requests].sort()).toEqual(TXS.map((t) => t.signature).sort());
+    expect(status.sourceState).toMatchObject({ fetched: TXS.length, failed: 0, rate_limited: 1, backfills: 1, backfilled: TXS.length - before });
+    // pump.fun from its last signature (asked twice: the 429), paged back with before; PumpSwap from the slot.
+    const pump = rpc.signatureRequests.filter((r) => r.program === PROGRAMS[0]);
+    expect(pump.map((r) => r.config)).toEqual([
+      { until: TXS[before - 1]!.signature, limit: 2, commitment: 'confirmed' },
+      { until: TXS[before - 1]!.signature, limit: 2, commitment: 'confirmed' },
+      ...[1, 2, 3, 4].map(() => expect.objectContaining({ until: TXS[before - 1]!.signature, before: expect.any(String), limit: 2 })),
+    ]);
+    const swap = rpc.signatureRequests.filter((r) => r.program === PROGRAMS[1]);
+    expect(swap.map((r) => r.config)).toEqual([{ limit: 2, commitment: 'confirmed' }]);
+  });
+
+  it('a gap larger than backfillMaxPages is repaired from its newest end and logged as such', async () => {
+    rpc = new FakeRpc();
+    await rpc.start();
+    const engine = await temp.open();
+    const eventsOf = (from: number, to: number) => TXS.slice(from, to).flatMap((t) => [...new SolanaDecoder().decodeValue(t.record)].flatMap((d) => d.events)).length;
+    const logs: any[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+    const source = solanaWsSource({ url: `ws://127.0.0.1:${rpc.port}`, log, backoffMinMs: 5, backoffMaxMs: 50, backfillPageSize: 2, backfillMaxPages: 2 });
+    const running = engine.runSource(source);
+    await rpc.untilSubscribed();
+    const before = 4;
+    for (let i = 0; i < before; i++) rpc.notify(i);
+    await untilApplied(engine, eventsOf(0, before));
+    rpc.refuse = true;
+    const subscriptions = rpc.subscriptions.length;
+    for (const s of rpc.live()) s.socket.terminate();
+    for (let i = before; i < TXS.length; i++) rpc.notify(i); // 7 pump.fun transactions, then the PumpSwap one
+    rpc.refuse = false;
+    await rpc.untilSubscriptions(subscriptions + PROGRAMS.length);
+    // Two pages of pump.fun: its newest 4 (7..10); PumpSwap's one (11).
+    await untilApplied(engine, eventsOf(0, before) + eventsOf(TXS.length - 5, TXS.length));
+    await engine.stop();
+    await running;
+    expect([...rpc.requests].sort()).toEqual([...TXS.slice(0, before), ...TXS.slice(TXS.length - 5)].map((t) => t.signature).sort());
+    expect(engine.query.status()).toMatchObject({ ingested: eventsOf(0, before) + eventsOf(TXS.length - 5, TXS.length), deadLetters: 0 });
+    const warning = logs.find((l) => l.msg.startsWith('gap repair: stopped at 2 pages of 2 signatures'));
+    expect(warning).toMatchObject({ level: 50, program: PROGRAMS[0], until: TXS[before - 1]!.signature, pages: 2, signatures: 4 });
   });
 });
 

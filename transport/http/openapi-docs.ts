@@ -151,7 +151,7 @@ export const SCHEMAS: Record<string, Schema> = {
     status: { type: 'string', enum: ['starting', 'ready', 'stopping'] }, ingested: int('Events applied since the data directory was created (the last ingest seq).'), durable: int('Events on disk: every seq up to this one survives a crash; below `ingested` while batches wait for their fsync (~100 ms).'), dead_letters: int(), source: str(), source_done: boolQ(),
     source_state: nullable({
       type: 'object',
-      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed and rate_limited; yellowstone: adds transactions and sol_price_updates.',
+      description: 'A live Solana source: its connection and progress; null for the simulator and files. solana-ws: adds pending, fetched, failed, rate_limited, backfills (gap repairs after reconnects, getSignaturesForAddress) and backfilled (signatures they queued); yellowstone: adds transactions and sol_price_updates.',
       properties: {
         connected: { type: 'boolean' }, reconnects: int(), last_slot: { type: ['integer', 'null'] }, last_event_at: { type: ['integer', 'null'], description: 'Unix ms of the last event submitted' },
         pending: int('solana-ws: signatures announced, not yet fetched'), fetched: int('solana-ws'), failed: int('solana-ws: signatures given up (dead letters)'),
