@@ -1,4 +1,3 @@
-import { OUTBOX_BYTES } from '../../engine/bounds.ts';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { AccountLimits } from '../../engine/account-limits.ts';
 import type { Account } from '../../engine/keys.ts';
@@ -6,7 +5,8 @@ import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics.ts';
 import { Channel, type FramesMetric } from './channel.ts';
-import { SEND_DROPPED, subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts';
+import { subscriptionIdMember, type ChannelRef } from './protocol.ts';
+import { Writer, type Outbox, type TurnCounts } from './writer.ts';
 
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
@@ -55,15 +55,6 @@ export interface HubConnection {
   outbox: Outbox | null;
 }
 
-/** A connection's frames waiting for their write, with the channel of each (counted once written). */
-export interface Outbox {
-  frames: string[];
-  channels: Channel[];
-  /** Characters of `frames` (the frames are ASCII but for free text). */
-  bytes: number;
-}
-
-
 /** An account with open connections. */
 export interface AccountEntry {
   readonly account: Account;
@@ -92,7 +83,7 @@ export interface HubOptions {
 /** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
 const LENGTHS_MAX = 255;
 
-export class Hub implements TopicSink {
+export class Hub implements TopicSink, TurnCounts {
   /** By engine topic: its first channel; the others follow through `Channel.next`. */
   private readonly topics = new Map<string, Channel>();
   /**
@@ -110,19 +101,13 @@ export class Hub implements TopicSink {
   /** One prom-client child per stream: `labels()` allocates a bound closure per call. */
   private readonly framesMetrics = new Map<string, FramesMetric>();
   private readonly accounts = new Map<string, AccountEntry>();
-  private dirty: Channel[] = [];
   private touchedAccounts: AccountEntry[] = [];
-  private droppedConnections: HubConnection[] = [];
-  /** Connections whose outbox holds frames (a connection may be listed twice: its outbox is then empty). */
-  private queued: HubConnection[] = [];
-  private spareQueued: HubConnection[] = [];
-  /** The connection whose outbox `writeOutbox` writes (a bound method: no closure per write). */
-  private writing: HubConnection | null = null;
-  private turn = 0;
-  private turnScheduled = false;
-  private readonly endTurn = () => this.runTurnGuarded();
+  /** Outboxes, the turn and the slow-consumer policy. */
+  private readonly writer: Writer;
 
-  constructor(private readonly o: HubOptions) {}
+  constructor(private readonly o: HubOptions) {
+    this.writer = new Writer({ app: o.app, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this });
+  }
 
   has(topic: string): boolean {
     const length = topic.length;
@@ -133,99 +118,23 @@ export class Hub implements TopicSink {
   publish(topic: string, frame: string): void {
     let first = this.topics.get(topic);
     if (first === undefined) return;
-    // What waits in outboxes was published first: out before uWS queues this frame
-    // (uWS's own queue for a socket is written before anything `send` adds).
-    if (this.queued.length !== 0 && hasTopic(first)) this.flushQueued();
-    if (this.droppedConnections.length) {
-      // Stopping them may have removed channels of this topic.
-      this.stopDropped();
+    const writer = this.writer;
+    if (writer.beforePublish(first)) {
+      // Stopping connections with a dropped frame may have removed channels of this topic.
       first = this.topics.get(topic);
       if (first === undefined) return;
     }
-    for (let channel: Channel | null = first; channel !== null; channel = channel.next) {
-      const out = channel.member === null ? frame : withMember(frame, channel.member);
-      const only = channel.connection;
-      if (only === null) {
-        this.o.app.publish(channel.name, out, false, false);
-        this.published(channel);
-        continue;
-      }
-      // One connection: no uWS topic; the frame waits in its outbox (counted once written).
-      if (only.ws === null || only.dropped) continue;
-      let box = only.outbox;
-      if (box === null) box = only.outbox = { frames: [], channels: [], bytes: 0 };
-      if (box.frames.length === 0) this.queued.push(only);
-      box.frames.push(out);
-      box.channels.push(channel);
-      box.bytes += out.length;
-      if (box.bytes >= OUTBOX_BYTES) this.flushOutbox(only);
-    }
-    // A frame dropped while writing an outbox, or while uWS drained a socket inline (32
-    // queued frames): stop that connection's streams before anything else can reach it.
-    if (this.droppedConnections.length) this.stopDropped();
-    this.scheduleTurn();
+    writer.publish(first, frame);
   }
 
-  /**
-   * Writes a connection's outbox now, corked (one write), each frame counted for its
-   * channel; a frame uWS drops ends it there (the rest is not sent: the connection's
-   * streams stop with 4008, see markDropped). Before a control or resume frame goes to
-   * the socket (transport/ws/session.ts), so frames keep their order.
-   */
+  /** Writes a connection's outbox now (transport/ws/writer.ts): before a control or resume frame. */
   flushOutbox(connection: HubConnection): void {
-    const box = connection.outbox;
-    if (box === null || box.frames.length === 0) return;
-    const ws = connection.ws;
-    if (ws === null || connection.dropped) {
-      clearOutbox(box);
-      return;
-    }
-    this.writing = connection;
-    try {
-      ws.cork(this.writeOutbox);
-    } finally {
-      this.writing = null;
-    }
+    this.writer.flushOutbox(connection);
   }
-
-  private readonly writeOutbox = (): void => {
-    const connection = this.writing!;
-    const ws = connection.ws!;
-    const box = connection.outbox!;
-    const { frames, channels } = box;
-    for (let i = 0; i < frames.length; i++) {
-      if (ws.send(frames[i]!, false, false) === SEND_DROPPED) {
-        this.markDropped(connection);
-        break;
-      }
-      this.published(channels[i]!);
-    }
-    clearOutbox(box);
-  };
 
   /** TopicSink: the engine applied a batch; its frames go out now (not at the turn's end). */
   flush(): void {
-    this.flushQueued();
-    if (this.droppedConnections.length) this.stopDropped();
-  }
-
-  /** Writes every outbox (before a topic publish, a join or leave, at a batch's end, at the turn's end). */
-  private flushQueued(): void {
-    const queued = this.queued;
-    if (queued.length === 0) return;
-    this.queued = this.spareQueued;
-    for (let i = 0; i < queued.length; i++) this.flushOutbox(queued[i]!);
-    queued.length = 0;
-    this.spareQueued = queued;
-  }
-
-  /** One frame of the channel reached uWS: counted at the turn's end (settle). */
-  private published(channel: Channel): void {
-    channel.pending++;
-    if (!channel.dirty) {
-      channel.dirty = true;
-      this.dirty.push(channel);
-    }
+    this.writer.flush();
   }
 
   /** The account's entry, created on its first connection. */
@@ -262,7 +171,7 @@ export class Hub implements TopicSink {
     const entry = connection.account;
     if (!entry) throw new Error('ws: a connection joined a channel before authentication');
     // Frames waiting in outboxes are counted for the connections on their channels now.
-    this.flushQueued();
+    this.writer.flushQueued();
     let channel = ref.subscriptionId === null ? this.plainChannel(ref.topic) : this.idChannels.get(ref.name);
     if (channel === undefined) channel = this.createChannel(ref);
     else {
@@ -292,7 +201,7 @@ export class Hub implements TopicSink {
       return;
     }
     // Frames published while it was on the channel are written and counted for its account.
-    this.flushQueued();
+    this.writer.flushQueued();
     this.settle(channel);
     const shared = channel.connections !== null;
     const empty = channel.remove(connection);
@@ -310,15 +219,12 @@ export class Hub implements TopicSink {
     const entry = connection.account;
     if (!entry) return;
     this.addPending(entry, n);
-    this.scheduleTurn();
+    this.writer.scheduleTurn();
   }
 
   /** uWS's `dropped` callback: runs inside uWS's drain, where sockets must not (un)subscribe. */
   markDropped(connection: HubConnection): void {
-    if (connection.dropped) return;
-    connection.dropped = true;
-    this.droppedConnections.push(connection);
-    this.scheduleTurn();
+    this.writer.markDropped(connection);
   }
 
   /** Stops everything (the server closes its sockets itself). */
@@ -326,8 +232,7 @@ export class Hub implements TopicSink {
     this.topics.clear();
     this.byLength.fill(0);
     this.idChannels.clear();
-    this.dirty = [];
-    this.queued = [];
+    this.writer.close();
   }
 
   /** The topic's channel without a subscription_id, if any. */
@@ -387,8 +292,8 @@ export class Hub implements TopicSink {
     if (name.length <= LENGTHS_MAX) this.byLength[name.length]! += delta;
   }
 
-  /** Moves a channel's published frames onto its accounts' pending counts. */
-  private settle(channel: Channel): void {
+  /** Moves a channel's published frames onto its accounts' pending counts (TurnCounts). */
+  settle(channel: Channel): void {
     const n = channel.pending;
     if (n === 0) return;
     channel.pending = 0;
@@ -418,32 +323,8 @@ export class Hub implements TopicSink {
     }
   }
 
-  private scheduleTurn(): void {
-    if (this.turnScheduled) return;
-    this.turnScheduled = true;
-    setImmediate(this.endTurn);
-  }
-
-  /** The turn runs outside any uWS handler: a throw here must be logged, not crash the process. */
-  private runTurnGuarded(): void {
-    try {
-      this.runTurn();
-    } catch (err) {
-      this.o.log.error({ err }, 'ws: counting or backpressure check failed');
-    }
-  }
-
-  /** After uWS has drained the turn's frames: count messages, find slow consumers. */
-  private runTurn(): void {
-    this.turnScheduled = false;
-    this.flushQueued();
-    const turn = ++this.turn;
-    const dirty = this.dirty;
-    this.dirty = [];
-    for (const channel of dirty) {
-      channel.dirty = false;
-      this.settle(channel);
-    }
+  /** TurnCounts: reports every account's pending frames to countMessages (the turn's end). */
+  report(): AccountEntry[] {
     const touched = this.touchedAccounts;
     this.touchedAccounts = [];
     const exceeded: AccountEntry[] = [];
@@ -454,45 +335,6 @@ export class Hub implements TopicSink {
       if (!this.o.limits.countMessages(entry.account, n) && entry.connections.size) exceeded.push(entry);
       if (entry.connections.size === 0) this.accounts.delete(entry.account.id);
     }
-    const slow: HubConnection[] = [];
-    const limit = this.o.backpressureBytes;
-    for (const channel of dirty) {
-      const only = channel.connection;
-      if (only !== null) {
-        if (isOverLimit(only, turn, limit)) slow.push(only);
-      } else if (channel.connections !== null) {
-        for (const connection of channel.connections.keys()) if (isOverLimit(connection, turn, limit)) slow.push(connection);
-      }
-    }
-    if (this.droppedConnections.length) this.stopDropped();
-    for (const connection of slow) this.o.events.slow(connection);
-    for (const entry of exceeded) this.o.events.allowanceExceeded(entry);
+    return exceeded;
   }
-
-  private stopDropped(): void {
-    const dropped = this.droppedConnections;
-    this.droppedConnections = [];
-    this.o.log.warn({ connections: dropped.length }, 'ws: frames dropped past the hard backpressure cap');
-    for (const connection of dropped) this.o.events.slow(connection);
-  }
-}
-
-/** Whether one of a topic's channels is a uWS topic (shared by two or more connections). */
-function hasTopic(first: Channel): boolean {
-  for (let channel: Channel | null = first; channel !== null; channel = channel.next) if (channel.connection === null) return true;
-  return false;
-}
-
-function clearOutbox(box: Outbox): void {
-  box.frames.length = 0;
-  box.channels.length = 0;
-  box.bytes = 0;
-}
-
-/** Whether a connection's unsent buffer passed the soft limit; each connection is checked once per turn. */
-function isOverLimit(connection: HubConnection, turn: number, limit: number): boolean {
-  if (connection.checkedTurn === turn) return false;
-  connection.checkedTurn = turn;
-  const ws = connection.ws;
-  return ws !== null && ws.getBufferedAmount() > limit;
 }
