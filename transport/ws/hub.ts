@@ -4,9 +4,10 @@ import type { Account } from '../../engine/keys.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics.ts';
+import { Allowance, type AccountEntry } from './allowance.ts';
 import { Channel, type FramesMetric } from './channel.ts';
 import { subscriptionIdMember, type ChannelRef } from './protocol.ts';
-import { Writer, type Outbox, type TurnCounts } from './writer.ts';
+import { Writer, type Outbox } from './writer.ts';
 
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
@@ -30,8 +31,10 @@ import { Writer, type Outbox, type TurnCounts } from './writer.ts';
  *   connection's frames keep publish order across its channels and across a channel's
  *   changes.
  *
- * Once per turn that published anything (a setImmediate, which runs after uWS has
- * drained the turn's frames into the sockets' buffers), the hub:
+ * Outboxes and the turn are the writer's (transport/ws/writer.ts), the counts per
+ * account the allowance's (transport/ws/allowance.ts). Once per turn that published
+ * anything (a setImmediate, which runs after uWS has drained the turn's frames into the
+ * sockets' buffers), the writer:
  * - counts data frames per account: each channel's frames since the last count times
  *   the account's connections on it (not per socket), one `countMessages` call per
  *   account; false closes the account's connections with 4429;
@@ -55,15 +58,6 @@ export interface HubConnection {
   outbox: Outbox | null;
 }
 
-/** An account with open connections. */
-export interface AccountEntry {
-  readonly account: Account;
-  readonly connections: Set<HubConnection>;
-  /** Data frames delivered and not yet reported to countMessages. */
-  pending: number;
-  touched: boolean;
-}
-
 export interface HubEvents {
   /** A connection past the soft limit, or with a dropped frame: stop it and close with 4008. */
   slow(connection: HubConnection): void;
@@ -83,7 +77,7 @@ export interface HubOptions {
 /** Longest topic name counted by length in `has`'s filter (candles topics are ~70 characters). */
 const LENGTHS_MAX = 255;
 
-export class Hub implements TopicSink, TurnCounts {
+export class Hub implements TopicSink {
   /** By engine topic: its first channel; the others follow through `Channel.next`. */
   private readonly topics = new Map<string, Channel>();
   /**
@@ -100,13 +94,14 @@ export class Hub implements TopicSink, TurnCounts {
   private readonly idChannels = new Map<string, Channel>();
   /** One prom-client child per stream: `labels()` allocates a bound closure per call. */
   private readonly framesMetrics = new Map<string, FramesMetric>();
-  private readonly accounts = new Map<string, AccountEntry>();
-  private touchedAccounts: AccountEntry[] = [];
+  /** The accounts' message counts. */
+  private readonly allowance: Allowance;
   /** Outboxes, the turn and the slow-consumer policy. */
   private readonly writer: Writer;
 
   constructor(private readonly o: HubOptions) {
-    this.writer = new Writer({ app: o.app, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this });
+    this.allowance = new Allowance(o.limits, o.metrics);
+    this.writer = new Writer({ app: o.app, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this.allowance });
   }
 
   has(topic: string): boolean {
@@ -139,28 +134,17 @@ export class Hub implements TopicSink, TurnCounts {
 
   /** The account's entry, created on its first connection. */
   enter(account: Account, connection: HubConnection): AccountEntry {
-    let entry = this.accounts.get(account.id);
-    if (!entry) {
-      entry = { account, connections: new Set(), pending: 0, touched: false };
-      this.accounts.set(account.id, entry);
-    }
-    entry.connections.add(connection);
-    connection.account = entry;
-    return entry;
+    return this.allowance.enter(account, connection);
   }
 
   /** Leaves the account's set (a closed connection, which has left its channels). */
   exit(connection: HubConnection): void {
-    const entry = connection.account;
-    if (!entry) return;
-    entry.connections.delete(connection);
-    // Kept while frames are uncounted: the turn reports them, then the entry goes.
-    if (entry.connections.size === 0 && !entry.touched) this.accounts.delete(entry.account.id);
+    this.allowance.exit(connection);
   }
 
   /** The connections of an account, for closing them all (4402, 4429). */
   connectionsOf(accountId: string): HubConnection[] {
-    return [...(this.accounts.get(accountId)?.connections ?? [])];
+    return this.allowance.connectionsOf(accountId);
   }
 
   /**
@@ -182,7 +166,7 @@ export class Hub implements TopicSink, TurnCounts {
       }
     }
     // Frames already published on it were not for this connection.
-    this.settle(channel);
+    this.allowance.settle(channel);
     const only = channel.connection;
     channel.add(connection, entry);
     if (channel.connections !== null) {
@@ -202,7 +186,7 @@ export class Hub implements TopicSink, TurnCounts {
     }
     // Frames published while it was on the channel are written and counted for its account.
     this.writer.flushQueued();
-    this.settle(channel);
+    this.allowance.settle(channel);
     const shared = channel.connections !== null;
     const empty = channel.remove(connection);
     if (shared) {
@@ -218,7 +202,7 @@ export class Hub implements TopicSink, TurnCounts {
   countDirect(connection: HubConnection, n: number): void {
     const entry = connection.account;
     if (!entry) return;
-    this.addPending(entry, n);
+    this.allowance.addPending(entry, n);
     this.writer.scheduleTurn();
   }
 
@@ -290,51 +274,5 @@ export class Hub implements TopicSink, TurnCounts {
 
   private countLength(name: string, delta: 1 | -1): void {
     if (name.length <= LENGTHS_MAX) this.byLength[name.length]! += delta;
-  }
-
-  /** Moves a channel's published frames onto its accounts' pending counts (TurnCounts). */
-  settle(channel: Channel): void {
-    const n = channel.pending;
-    if (n === 0) return;
-    channel.pending = 0;
-    channel.framesMetric.inc(n);
-    let delivered = 0;
-    const perAccount = channel.perAccount;
-    if (perAccount === null) {
-      const only = channel.connection;
-      if (only !== null) {
-        this.addPending(only.account!, n);
-        delivered = n;
-      }
-    } else {
-      for (const [entry, connections] of perAccount) {
-        this.addPending(entry, n * connections);
-        delivered += n * connections;
-      }
-    }
-    this.o.metrics.wsMessagesDelivered.inc(delivered);
-  }
-
-  private addPending(entry: AccountEntry, n: number): void {
-    entry.pending += n;
-    if (!entry.touched) {
-      entry.touched = true;
-      this.touchedAccounts.push(entry);
-    }
-  }
-
-  /** TurnCounts: reports every account's pending frames to countMessages (the turn's end). */
-  report(): AccountEntry[] {
-    const touched = this.touchedAccounts;
-    this.touchedAccounts = [];
-    const exceeded: AccountEntry[] = [];
-    for (const entry of touched) {
-      const n = entry.pending;
-      entry.pending = 0;
-      entry.touched = false;
-      if (!this.o.limits.countMessages(entry.account, n) && entry.connections.size) exceeded.push(entry);
-      if (entry.connections.size === 0) this.accounts.delete(entry.account.id);
-    }
-    return exceeded;
   }
 }

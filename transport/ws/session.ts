@@ -10,7 +10,8 @@ import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
-import type { AccountEntry, Hub, HubConnection } from './hub.ts';
+import type { AccountEntry } from './allowance.ts';
+import type { Hub, HubConnection } from './hub.ts';
 import type { Outbox } from './writer.ts';
 import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 

@@ -2,7 +2,8 @@ import { OUTBOX_BYTES } from '../../engine/bounds.ts';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../../engine/log.ts';
 import type { Channel } from './channel.ts';
-import type { AccountEntry, HubConnection, HubEvents } from './hub.ts';
+import type { AccountEntry } from './allowance.ts';
+import type { HubConnection, HubEvents } from './hub.ts';
 import { SEND_DROPPED, withMember } from './protocol.ts';
 
 /** A connection's frames waiting for their write, with the channel of each (counted once written). */
