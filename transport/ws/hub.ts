@@ -101,7 +101,8 @@ export class Hub implements TopicSink {
 
   constructor(private readonly o: HubOptions) {
     this.allowance = new Allowance(o.limits, o.metrics);
-    this.writer = new Writer({ app: o.app, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this.allowance });
+    this.writer = new Writer({ app: o.app, topics: this.topics, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this.allowance });
+    this.publish = this.writer.publish;
   }
 
   has(topic: string): boolean {
@@ -110,17 +111,8 @@ export class Hub implements TopicSink {
     return this.topics.has(topic);
   }
 
-  publish(topic: string, frame: string): void {
-    let first = this.topics.get(topic);
-    if (first === undefined) return;
-    const writer = this.writer;
-    if (writer.beforePublish(first)) {
-      // Stopping connections with a dropped frame may have removed channels of this topic.
-      first = this.topics.get(topic);
-      if (first === undefined) return;
-    }
-    writer.publish(first, frame);
-  }
+  /** TopicSink: the writer's own function (transport/ws/writer.ts), so a frame costs no call more. */
+  readonly publish: (topic: string, frame: string) => void;
 
   /** Writes a connection's outbox now (transport/ws/writer.ts): before a control or resume frame. */
   flushOutbox(connection: HubConnection): void {

@@ -24,6 +24,8 @@ export interface TurnCounts {
 
 export interface WriterOptions {
   app: TemplatedApp;
+  /** The hub's channels by engine topic (read only here): the first of each topic. */
+  topics: ReadonlyMap<string, Channel>;
   log: Logger;
   backpressureBytes: number;
   events: HubEvents;
@@ -51,23 +53,30 @@ export class Writer {
   private turnScheduled = false;
   private readonly endTurn = () => this.runTurnGuarded();
 
-  constructor(private readonly o: WriterOptions) {}
+  /** The hub's channels by engine topic. */
+  private readonly topics: ReadonlyMap<string, Channel>;
 
-  /**
-   * Before a frame of the topic whose first channel is `first` goes out: what waits in
-   * outboxes was published first, so it goes out before uWS queues this frame (uWS's own
-   * queue for a socket is written before anything `send` adds); connections with a
-   * dropped frame are stopped. True when some were: their channels may be gone.
-   */
-  beforePublish(first: Channel): boolean {
-    if (this.queued.length !== 0 && hasTopic(first)) this.flushQueued();
-    if (this.droppedConnections.length === 0) return false;
-    this.stopDropped();
-    return true;
+  constructor(private readonly o: WriterOptions) {
+    this.topics = o.topics;
   }
 
-  /** Hands one frame to each channel of a topic, from its first channel on. */
-  publish(first: Channel, frame: string): void {
+  /**
+   * TopicSink.publish (the Hub's, this very function: no call in between): hands one
+   * frame to each channel of the topic.
+   */
+  readonly publish = (topic: string, frame: string): void => {
+    const topics = this.topics;
+    let first = topics.get(topic);
+    if (first === undefined) return;
+    // What waits in outboxes was published first: out before uWS queues this frame
+    // (uWS's own queue for a socket is written before anything `send` adds).
+    if (this.queued.length !== 0 && hasTopic(first)) this.flushQueued();
+    if (this.droppedConnections.length) {
+      // Stopping them may have removed channels of this topic.
+      this.stopDropped();
+      first = topics.get(topic);
+      if (first === undefined) return;
+    }
     for (let channel: Channel | null = first; channel !== null; channel = channel.next) {
       const out = channel.member === null ? frame : withMember(frame, channel.member);
       const only = channel.connection;
@@ -90,7 +99,7 @@ export class Writer {
     // queued frames): stop that connection's streams before anything else can reach it.
     if (this.droppedConnections.length) this.stopDropped();
     this.scheduleTurn();
-  }
+  };
 
   /**
    * Writes a connection's outbox now, corked (one write), each frame counted for its
