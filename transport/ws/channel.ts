@@ -1,4 +1,5 @@
-import type { AccountEntry, HubConnection } from './hub.ts';
+import type { AccountEntry } from './allowance.ts';
+import type { HubConnection } from './hub.ts';
 
 /** prom-client child of the frames counter for one stream. */
 export type FramesMetric = { inc(n: number): void };

@@ -1,12 +1,13 @@
-import { OUTBOX_BYTES } from '../../engine/bounds.ts';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
-import type { AccountLimits } from '../../engine/account-limits.ts';
-import type { Account } from '../../engine/keys.ts';
+import type { AccountLimits } from '../../engine/plans/index.ts';
+import type { Account } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics.ts';
+import { Allowance, type AccountEntry } from './allowance.ts';
 import { Channel, type FramesMetric } from './channel.ts';
-import { SEND_DROPPED, subscriptionIdMember, withMember, type ChannelRef } from './protocol.ts';
+import { subscriptionIdMember, type ChannelRef } from './protocol.ts';
+import { Writer, type Outbox } from './writer.ts';
 
 /**
  * Fan-out of engine frames to WebSocket connections (ARCHITECTURE.md "Topics").
@@ -30,8 +31,10 @@ import { SEND_DROPPED, subscriptionIdMember, withMember, type ChannelRef } from 
  *   connection's frames keep publish order across its channels and across a channel's
  *   changes.
  *
- * Once per turn that published anything (a setImmediate, which runs after uWS has
- * drained the turn's frames into the sockets' buffers), the hub:
+ * Outboxes and the turn are the writer's (transport/ws/writer.ts), the counts per
+ * account the allowance's (transport/ws/allowance.ts). Once per turn that published
+ * anything (a setImmediate, which runs after uWS has drained the turn's frames into the
+ * sockets' buffers), the writer:
  * - counts data frames per account: each channel's frames since the last count times
  *   the account's connections on it (not per socket), one `countMessages` call per
  *   account; false closes the account's connections with 4429;
@@ -53,24 +56,6 @@ export interface HubConnection {
   dropped: boolean;
   /** Frames of the channels it has alone, not written yet (Hub.publish); null until its first. */
   outbox: Outbox | null;
-}
-
-/** A connection's frames waiting for their write, with the channel of each (counted once written). */
-export interface Outbox {
-  frames: string[];
-  channels: Channel[];
-  /** Characters of `frames` (the frames are ASCII but for free text). */
-  bytes: number;
-}
-
-
-/** An account with open connections. */
-export interface AccountEntry {
-  readonly account: Account;
-  readonly connections: Set<HubConnection>;
-  /** Data frames delivered and not yet reported to countMessages. */
-  pending: number;
-  touched: boolean;
 }
 
 export interface HubEvents {
@@ -109,20 +94,16 @@ export class Hub implements TopicSink {
   private readonly idChannels = new Map<string, Channel>();
   /** One prom-client child per stream: `labels()` allocates a bound closure per call. */
   private readonly framesMetrics = new Map<string, FramesMetric>();
-  private readonly accounts = new Map<string, AccountEntry>();
-  private dirty: Channel[] = [];
-  private touchedAccounts: AccountEntry[] = [];
-  private droppedConnections: HubConnection[] = [];
-  /** Connections whose outbox holds frames (a connection may be listed twice: its outbox is then empty). */
-  private queued: HubConnection[] = [];
-  private spareQueued: HubConnection[] = [];
-  /** The connection whose outbox `writeOutbox` writes (a bound method: no closure per write). */
-  private writing: HubConnection | null = null;
-  private turn = 0;
-  private turnScheduled = false;
-  private readonly endTurn = () => this.runTurnGuarded();
+  /** The accounts' message counts. */
+  private readonly allowance: Allowance;
+  /** Outboxes, the turn and the slow-consumer policy. */
+  private readonly writer: Writer;
 
-  constructor(private readonly o: HubOptions) {}
+  constructor(private readonly o: HubOptions) {
+    this.allowance = new Allowance(o.limits, o.metrics);
+    this.writer = new Writer({ app: o.app, topics: this.topics, log: o.log, backpressureBytes: o.backpressureBytes, events: o.events, counts: this.allowance });
+    this.publish = this.writer.publish;
+  }
 
   has(topic: string): boolean {
     const length = topic.length;
@@ -130,128 +111,32 @@ export class Hub implements TopicSink {
     return this.topics.has(topic);
   }
 
-  publish(topic: string, frame: string): void {
-    let first = this.topics.get(topic);
-    if (first === undefined) return;
-    // What waits in outboxes was published first: out before uWS queues this frame
-    // (uWS's own queue for a socket is written before anything `send` adds).
-    if (this.queued.length !== 0 && hasTopic(first)) this.flushQueued();
-    if (this.droppedConnections.length) {
-      // Stopping them may have removed channels of this topic.
-      this.stopDropped();
-      first = this.topics.get(topic);
-      if (first === undefined) return;
-    }
-    for (let channel: Channel | null = first; channel !== null; channel = channel.next) {
-      const out = channel.member === null ? frame : withMember(frame, channel.member);
-      const only = channel.connection;
-      if (only === null) {
-        this.o.app.publish(channel.name, out, false, false);
-        this.published(channel);
-        continue;
-      }
-      // One connection: no uWS topic; the frame waits in its outbox (counted once written).
-      if (only.ws === null || only.dropped) continue;
-      let box = only.outbox;
-      if (box === null) box = only.outbox = { frames: [], channels: [], bytes: 0 };
-      if (box.frames.length === 0) this.queued.push(only);
-      box.frames.push(out);
-      box.channels.push(channel);
-      box.bytes += out.length;
-      if (box.bytes >= OUTBOX_BYTES) this.flushOutbox(only);
-    }
-    // A frame dropped while writing an outbox, or while uWS drained a socket inline (32
-    // queued frames): stop that connection's streams before anything else can reach it.
-    if (this.droppedConnections.length) this.stopDropped();
-    this.scheduleTurn();
-  }
+  /** TopicSink: the writer's own function (transport/ws/writer.ts), so a frame costs no call more. */
+  readonly publish: (topic: string, frame: string) => void;
 
-  /**
-   * Writes a connection's outbox now, corked (one write), each frame counted for its
-   * channel; a frame uWS drops ends it there (the rest is not sent: the connection's
-   * streams stop with 4008, see markDropped). Before a control or resume frame goes to
-   * the socket (transport/ws/session.ts), so frames keep their order.
-   */
+  /** Writes a connection's outbox now (transport/ws/writer.ts): before a control or resume frame. */
   flushOutbox(connection: HubConnection): void {
-    const box = connection.outbox;
-    if (box === null || box.frames.length === 0) return;
-    const ws = connection.ws;
-    if (ws === null || connection.dropped) {
-      clearOutbox(box);
-      return;
-    }
-    this.writing = connection;
-    try {
-      ws.cork(this.writeOutbox);
-    } finally {
-      this.writing = null;
-    }
+    this.writer.flushOutbox(connection);
   }
-
-  private readonly writeOutbox = (): void => {
-    const connection = this.writing!;
-    const ws = connection.ws!;
-    const box = connection.outbox!;
-    const { frames, channels } = box;
-    for (let i = 0; i < frames.length; i++) {
-      if (ws.send(frames[i]!, false, false) === SEND_DROPPED) {
-        this.markDropped(connection);
-        break;
-      }
-      this.published(channels[i]!);
-    }
-    clearOutbox(box);
-  };
 
   /** TopicSink: the engine applied a batch; its frames go out now (not at the turn's end). */
   flush(): void {
-    this.flushQueued();
-    if (this.droppedConnections.length) this.stopDropped();
-  }
-
-  /** Writes every outbox (before a topic publish, a join or leave, at a batch's end, at the turn's end). */
-  private flushQueued(): void {
-    const queued = this.queued;
-    if (queued.length === 0) return;
-    this.queued = this.spareQueued;
-    for (let i = 0; i < queued.length; i++) this.flushOutbox(queued[i]!);
-    queued.length = 0;
-    this.spareQueued = queued;
-  }
-
-  /** One frame of the channel reached uWS: counted at the turn's end (settle). */
-  private published(channel: Channel): void {
-    channel.pending++;
-    if (!channel.dirty) {
-      channel.dirty = true;
-      this.dirty.push(channel);
-    }
+    this.writer.flush();
   }
 
   /** The account's entry, created on its first connection. */
   enter(account: Account, connection: HubConnection): AccountEntry {
-    let entry = this.accounts.get(account.id);
-    if (!entry) {
-      entry = { account, connections: new Set(), pending: 0, touched: false };
-      this.accounts.set(account.id, entry);
-    }
-    entry.connections.add(connection);
-    connection.account = entry;
-    return entry;
+    return this.allowance.enter(account, connection);
   }
 
   /** Leaves the account's set (a closed connection, which has left its channels). */
   exit(connection: HubConnection): void {
-    const entry = connection.account;
-    if (!entry) return;
-    entry.connections.delete(connection);
-    // Kept while frames are uncounted: the turn reports them, then the entry goes.
-    if (entry.connections.size === 0 && !entry.touched) this.accounts.delete(entry.account.id);
+    this.allowance.exit(connection);
   }
 
   /** The connections of an account, for closing them all (4402, 4429). */
   connectionsOf(accountId: string): HubConnection[] {
-    return [...(this.accounts.get(accountId)?.connections ?? [])];
+    return this.allowance.connectionsOf(accountId);
   }
 
   /**
@@ -262,7 +147,7 @@ export class Hub implements TopicSink {
     const entry = connection.account;
     if (!entry) throw new Error('ws: a connection joined a channel before authentication');
     // Frames waiting in outboxes are counted for the connections on their channels now.
-    this.flushQueued();
+    this.writer.flushQueued();
     let channel = ref.subscriptionId === null ? this.plainChannel(ref.topic) : this.idChannels.get(ref.name);
     if (channel === undefined) channel = this.createChannel(ref);
     else {
@@ -273,7 +158,7 @@ export class Hub implements TopicSink {
       }
     }
     // Frames already published on it were not for this connection.
-    this.settle(channel);
+    this.allowance.settle(channel);
     const only = channel.connection;
     channel.add(connection, entry);
     if (channel.connections !== null) {
@@ -292,8 +177,8 @@ export class Hub implements TopicSink {
       return;
     }
     // Frames published while it was on the channel are written and counted for its account.
-    this.flushQueued();
-    this.settle(channel);
+    this.writer.flushQueued();
+    this.allowance.settle(channel);
     const shared = channel.connections !== null;
     const empty = channel.remove(connection);
     if (shared) {
@@ -309,16 +194,13 @@ export class Hub implements TopicSink {
   countDirect(connection: HubConnection, n: number): void {
     const entry = connection.account;
     if (!entry) return;
-    this.addPending(entry, n);
-    this.scheduleTurn();
+    this.allowance.addPending(entry, n);
+    this.writer.scheduleTurn();
   }
 
   /** uWS's `dropped` callback: runs inside uWS's drain, where sockets must not (un)subscribe. */
   markDropped(connection: HubConnection): void {
-    if (connection.dropped) return;
-    connection.dropped = true;
-    this.droppedConnections.push(connection);
-    this.scheduleTurn();
+    this.writer.markDropped(connection);
   }
 
   /** Stops everything (the server closes its sockets itself). */
@@ -326,8 +208,7 @@ export class Hub implements TopicSink {
     this.topics.clear();
     this.byLength.fill(0);
     this.idChannels.clear();
-    this.dirty = [];
-    this.queued = [];
+    this.writer.close();
   }
 
   /** The topic's channel without a subscription_id, if any. */
@@ -386,113 +267,4 @@ export class Hub implements TopicSink {
   private countLength(name: string, delta: 1 | -1): void {
     if (name.length <= LENGTHS_MAX) this.byLength[name.length]! += delta;
   }
-
-  /** Moves a channel's published frames onto its accounts' pending counts. */
-  private settle(channel: Channel): void {
-    const n = channel.pending;
-    if (n === 0) return;
-    channel.pending = 0;
-    channel.framesMetric.inc(n);
-    let delivered = 0;
-    const perAccount = channel.perAccount;
-    if (perAccount === null) {
-      const only = channel.connection;
-      if (only !== null) {
-        this.addPending(only.account!, n);
-        delivered = n;
-      }
-    } else {
-      for (const [entry, connections] of perAccount) {
-        this.addPending(entry, n * connections);
-        delivered += n * connections;
-      }
-    }
-    this.o.metrics.wsMessagesDelivered.inc(delivered);
-  }
-
-  private addPending(entry: AccountEntry, n: number): void {
-    entry.pending += n;
-    if (!entry.touched) {
-      entry.touched = true;
-      this.touchedAccounts.push(entry);
-    }
-  }
-
-  private scheduleTurn(): void {
-    if (this.turnScheduled) return;
-    this.turnScheduled = true;
-    setImmediate(this.endTurn);
-  }
-
-  /** The turn runs outside any uWS handler: a throw here must be logged, not crash the process. */
-  private runTurnGuarded(): void {
-    try {
-      this.runTurn();
-    } catch (err) {
-      this.o.log.error({ err }, 'ws: counting or backpressure check failed');
-    }
-  }
-
-  /** After uWS has drained the turn's frames: count messages, find slow consumers. */
-  private runTurn(): void {
-    this.turnScheduled = false;
-    this.flushQueued();
-    const turn = ++this.turn;
-    const dirty = this.dirty;
-    this.dirty = [];
-    for (const channel of dirty) {
-      channel.dirty = false;
-      this.settle(channel);
-    }
-    const touched = this.touchedAccounts;
-    this.touchedAccounts = [];
-    const exceeded: AccountEntry[] = [];
-    for (const entry of touched) {
-      const n = entry.pending;
-      entry.pending = 0;
-      entry.touched = false;
-      if (!this.o.limits.countMessages(entry.account, n) && entry.connections.size) exceeded.push(entry);
-      if (entry.connections.size === 0) this.accounts.delete(entry.account.id);
-    }
-    const slow: HubConnection[] = [];
-    const limit = this.o.backpressureBytes;
-    for (const channel of dirty) {
-      const only = channel.connection;
-      if (only !== null) {
-        if (isOverLimit(only, turn, limit)) slow.push(only);
-      } else if (channel.connections !== null) {
-        for (const connection of channel.connections.keys()) if (isOverLimit(connection, turn, limit)) slow.push(connection);
-      }
-    }
-    if (this.droppedConnections.length) this.stopDropped();
-    for (const connection of slow) this.o.events.slow(connection);
-    for (const entry of exceeded) this.o.events.allowanceExceeded(entry);
-  }
-
-  private stopDropped(): void {
-    const dropped = this.droppedConnections;
-    this.droppedConnections = [];
-    this.o.log.warn({ connections: dropped.length }, 'ws: frames dropped past the hard backpressure cap');
-    for (const connection of dropped) this.o.events.slow(connection);
-  }
-}
-
-/** Whether one of a topic's channels is a uWS topic (shared by two or more connections). */
-function hasTopic(first: Channel): boolean {
-  for (let channel: Channel | null = first; channel !== null; channel = channel.next) if (channel.connection === null) return true;
-  return false;
-}
-
-function clearOutbox(box: Outbox): void {
-  box.frames.length = 0;
-  box.channels.length = 0;
-  box.bytes = 0;
-}
-
-/** Whether a connection's unsent buffer passed the soft limit; each connection is checked once per turn. */
-function isOverLimit(connection: HubConnection, turn: number, limit: number): boolean {
-  if (connection.checkedTurn === turn) return false;
-  connection.checkedTurn = turn;
-  const ws = connection.ws;
-  return ws !== null && ws.getBufferedAmount() > limit;
 }

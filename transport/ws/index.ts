@@ -1,7 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { AccountLimits } from '../../engine/account-limits.ts';
+import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
-import type { KeyStore } from '../../engine/keys.ts';
+import type { KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics.ts';

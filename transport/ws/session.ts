@@ -2,15 +2,17 @@ import type { CandleInterval } from '../../engine/model/index.ts';
 import { TextDecoder } from 'node:util';
 import type { WebSocket } from 'uWebSockets.js';
 import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/connection.machine.ts';
-import type { AccountLimits } from '../../engine/account-limits.ts';
+import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
 import { notBuilt } from '../../engine/errors.ts';
-import type { KeyStore } from '../../engine/keys.ts';
+import type { KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/request.ts';
 import type { Channel } from './channel.ts';
-import type { AccountEntry, Hub, HubConnection, Outbox } from './hub.ts';
+import type { AccountEntry } from './allowance.ts';
+import type { Hub, HubConnection } from './hub.ts';
+import type { Outbox } from './writer.ts';
 import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (MarketQuery.candleResume). */
