@@ -195,8 +195,12 @@ export function ndjsonSource(options: NdjsonOptions): Source {
           progressed?.();
         }
       };
+      // Not once stopped (or failed): submitAll would return at once, its finally clearing
+      // `submitting` before this assignment set it, and `while (submitting) await
+      // submitting` below spun in microtasks for ever: engine.stop() hung while a pipe still
+      // had input (test/contract/sources.test.ts).
       const startSubmitting = () => {
-        if (!submitting && pending.length) submitting = submitAll();
+        if (!submitting && pending.length && !signal.aborted && !failure) submitting = submitAll();
       };
       const throwIfFailed = () => {
         if (failure) throw failure.err;
