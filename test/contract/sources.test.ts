@@ -8,6 +8,7 @@ import { simSource, simulate } from '../../engine/sources/sim/index.ts';
 import type { Source } from '../../engine/sources/source.ts';
 import type { Engine } from '../../engine/system.ts';
 import { untilApplied, useTempEngine } from '../helpers/engine-server.ts';
+import { within } from '../helpers/within.ts';
 
 /**
  * Contract: every source of engine/sources, given the same input (the simulator's
@@ -115,15 +116,6 @@ const IMPLS: Impl[] = [
     },
   },
 ];
-
-/** `promise`, or a rejection naming `what` after `ms` (a bound, not a wait: it settles as soon as `promise` does). */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 /** The events of the engine's log, in order. */
 const logged = (engine: Engine) => [...readLog(engine.storage, 1)].map((e) => e.event as unknown);

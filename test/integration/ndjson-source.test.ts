@@ -10,18 +10,10 @@ import { ndjsonSource } from '../../engine/sources/ndjson.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
 import { POOL, WSOL, sampleEvents } from '../helpers/fixtures.ts';
 import { TestClient } from '../helpers/ws.ts';
+import { within } from '../helpers/within.ts';
 
 const MDS = fileURLToPath(new URL('../../bin/mds.js', import.meta.url));
 const temp = useTempEngine();
-
-/** `promise`, or a rejection naming `what` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 const price = (at: number) => JSON.stringify({ type: 'quote_price', quote_address: WSOL, price_usd: 100 + at, at });
 
