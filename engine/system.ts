@@ -22,10 +22,11 @@ import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
+import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
+import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
@@ -81,6 +82,8 @@ export class Engine {
   readonly storage: Storage;
   readonly gate: IngestGate;
   readonly hosts: ActorHost<any>[];
+  /** Which hosts take which event type, and the derived events between them (supervisor/router.ts). */
+  readonly router: Router;
   private readonly hostsByKind = new Map<string, ActorHost<any>>();
   /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
   readonly events$: Observable<StampedEvent>;
@@ -133,12 +136,13 @@ export class Engine {
       batchesInFlightMax: options.config.ingest.batchesInFlightMax,
       swapColumns: true,
     });
+    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq) });
     const hostOptions = {
       storage: this.storage,
       clock: this.clock,
       metrics: this.metrics,
       deadLetter: this.gate.deadLetter.bind(this.gate),
-      history: (fromSeq: number, toSeq: number) => this.gate.history(fromSeq, toSeq),
+      router: this.router,
       idleMs: options.config.actors.idleMs,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
@@ -158,22 +162,30 @@ export class Engine {
       labels: (wallet) => activeLabels(this.labels.get(wallet)),
       now: () => this.clock.now(),
     });
-    // Order matters within one event: a token learns of a pool before the pool reads
-    // the token, and quote prices are in before the pools that value trades with them.
+    // Order matters within one event (the router keeps it): a token learns of a pool
+    // before the pool reads the token, and quote prices are in before the pools that
+    // value trades with them.
     this.quotePrices = host(quotePriceBehavior);
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
-    const publisher = this.publisher;
-    const recentWallets = this.recentWallets;
-    const outputs = {
-      trade(state: PoolState, stored: StoredTrade) {
-        publisher.trade(state, stored);
-        recentWallets.note(stored[TRADE.wallet], state.pool_address);
-      },
-    };
-    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));
+    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
+    this.router.setHosts(this.hosts);
+    // The live layer's trade consumers: trade frames, and the pools a wallet traded in
+    // lately (its trades still in memory). Also during start-up replay: the trades it
+    // applies again are in memory only; never for a rebuild (delivered before).
+    const { publisher, recentWallets, pools } = this;
+    this.router.subscribe(
+      'pool.trade',
+      (event) => {
+        const { pool_address, trade } = event as PoolTradeEvent;
+        recentWallets.note(trade[TRADE.wallet], pool_address);
+        const state = pools.get(pool_address);
+        if (state) publisher.trade(state, trade);
+      },
+      { replay: true },
+    );
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
     // The engine applies each committed batch in a plain loop (no per-event objects or
@@ -206,6 +218,7 @@ export class Engine {
     const listening = this.appliedListeners.length > 0;
     // Actors these events create without a snapshot may have existed in the run that logged them.
     for (const host of this.hosts) host.recovering = true;
+    this.router.replaying = true;
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
       this.apply(seq, event);
       if (listening) replayedEvents.push(event);
@@ -217,6 +230,7 @@ export class Engine {
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
+    this.router.replaying = false;
     // What the last run stored and did not index yet.
     for (const _ of this.storage.walletJournal.getKeys({ limit: 1 })) this.walletIndexer.poke();
     this.publisher.flush();
@@ -348,7 +362,8 @@ export class Engine {
     const at = timeOf(event);
     if (at > this.latestAt) this.latestAt = at;
     this.clock.observe(at);
-    for (const host of this.hosts) host.deliver(event, seq);
+    // To the hosts that take it, then what they derived from it (supervisor/router.ts).
+    this.router.deliver(seq, event);
     this.appliedSeq = seq;
     // The research read models (token search, pool list) follow every applied event, replay included.
     this.research.onEvent(event);

@@ -1,4 +1,4 @@
-import { countCandleChanges, takeCandleChanges, type PoolOutputs } from '../../actors/pool/pool.actor.ts';
+import { countCandleChanges, takeCandleChanges } from '../../actors/pool/pool.actor.ts';
 import type { PoolInfo, PoolState } from '../../actors/pool/pool.logic.ts';
 import { metadataRecord, supplyOf, type TokenState } from '../../actors/token/token.logic.ts';
 import { CANDLE_CURRENCIES, CANDLE_MODES, INTERVAL_NAMES, KNOWN_MINTS, TRADE, type StoredTrade } from '../model/index.ts';
@@ -58,7 +58,7 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => CANDLE_MODES.flatMap((mode) 
  * - Candle changes are also recorded for resume (DECISIONS.md: at least 10 minutes)
  *   for pools whose candles someone watched in the last 10 minutes.
  */
-export class MarketPublisher implements PoolOutputs {
+export class MarketPublisher {
   /** Pools touched since the last pass began, by address (their actor may be rebuilt or passivated meanwhile). */
   private touched = new Set<string>();
   /** The flush pass under way (passOver the pools touched before it began), or null. */

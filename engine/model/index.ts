@@ -26,3 +26,4 @@ export {
 export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
 export * from './candles.ts';
 export { CandleRows } from './candle-rows.ts';
+export { DERIVED_TYPES, tradeFromTokenSide, type DerivedEvent, type DerivedType, type PoolGraduatedEvent, type PoolTradeEvent, type TokenHoldersEvent, type TokenSideTrade } from './derived.ts';
