@@ -6,6 +6,7 @@ import type { Engine } from '../../engine/system.ts';
 import { CANDLES_FRAME_PREFIX, NO_TOPICS, type TopicSink } from '../../engine/topics.ts';
 import { serveEngine, useTempEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
+import { countsOf, storedTradesByWallet, throwOnce, tradeCounter } from '../helpers/trade-counter.ts';
 
 /**
  * The engine under seeded random interleavings, in the spirit of TigerBeetle's VOPR:
@@ -22,6 +23,9 @@ import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
  *   of history) gives exactly the candles changed in the frames after it, as they are
  *   now, and the series' current seq; after the current seq, nothing;
  * - every applied swap is listed exactly once by GET /v1/pools/{pool}/trades (paged);
+ * - a consumer of derived events (a per-wallet counter of `pool.trade`, made to throw
+ *   now and then: a rebuild) has applied exactly the trades stored per wallet, after
+ *   every step, crashes and passivations of pools or consumers at any seq included;
  * - at the end, a fresh engine in a new directory fed the same events gives the same
  *   ingest results and the same answers to the pool, token, candles and trades routes.
  *
@@ -142,6 +146,8 @@ async function run(seed: number): Promise<void> {
   const sent: Array<{ event: Record<string, unknown>; status: Status }> = [];
   /** trade ids (tx_hash:event_index) applied, per pool. */
   const applied = new Map<string, Set<string>>(pools.map((p) => [p.pool, new Set()]));
+  /** Applied swaps per wallet: the trades the consumer must have counted. */
+  const byWallet = new Map<string, number>();
   const declared = new Set<string>();
   let slot = 1_000;
   let symbol = 0;
@@ -149,7 +155,7 @@ async function run(seed: number): Promise<void> {
   let engine!: Engine;
   let server!: EngineServer;
   const open = async (): Promise<void> => {
-    engine = await temp.open(QUIET, { clock, flushMs: HOUR });
+    engine = await temp.open(QUIET, { clock, flushMs: HOUR, actors: [tradeCounter] });
     engine.attachTopics(sink);
     server = await serveEngine(engine);
   };
@@ -159,7 +165,10 @@ async function run(seed: number): Promise<void> {
     if (typeof event.at === 'number' && event.at > clock.now()) clock.set(event.at);
     const status = (await engine.ingest(event)).status;
     sent.push({ event, status });
-    if (status === 'applied' && event.type === 'swap') applied.get(event.pool_address as string)!.add(`${event.tx_hash}:${event.event_index}`);
+    if (status === 'applied' && event.type === 'swap') {
+      applied.get(event.pool_address as string)!.add(`${event.tx_hash}:${event.event_index}`);
+      byWallet.set(event.wallet_address as string, (byWallet.get(event.wallet_address as string) ?? 0) + 1);
+    }
     return status;
   };
   const tokenEvent = (mint: string) => ({
@@ -203,6 +212,13 @@ async function run(seed: number): Promise<void> {
     if (twice.length > 0) throw new Error(`trades of ${pool}: listed twice: ${twice.join(', ')}`);
     const want = [...applied.get(pool)!].sort();
     expect([...ids].sort(), `trades of ${pool}: every applied swap once`).toEqual(want);
+  };
+
+  /** The consumer's trades per wallet: the stored trades per wallet, and the swaps applied. */
+  const checkConsumer = (): void => {
+    const stored = storedTradesByWallet(engine, pools.map((p) => p.pool));
+    expect(stored, 'the stored trades per wallet: the swaps applied').toEqual(byWallet);
+    expect(countsOf(engine, tradeCounter.kind, wallets), 'the consumer\'s pool.trade events per wallet: the stored trades').toEqual(stored);
   };
 
   /** Resume after random seqs of this run's frames (and after the current seq) of a few series. */
@@ -270,6 +286,7 @@ async function run(seed: number): Promise<void> {
       const { status } = await server.get(`/v1/pools/${p.pool}/candles?interval=${s.interval}&mode=${s.mode}&currency=${s.currency}`);
       expect(status).toBe(200);
     }],
+    [2, 'consumer throws', () => Object.assign(throwOnce, { kind: tradeCounter.kind, wallet: w.pick(wallets) })],
     [1, 'crash', () => restart(true)],
     [1, 'restart', () => restart(false)],
   ];
@@ -285,6 +302,7 @@ async function run(seed: number): Promise<void> {
       const began = performance.now();
       await op();
       if (sink.violations.length > 0) throw new Error(sink.violations[0]);
+      checkConsumer();
       if (PROFILE) spent.set(name, (spent.get(name) ?? 0) + performance.now() - began);
     }
     if (PROFILE) {
@@ -303,7 +321,8 @@ async function run(seed: number): Promise<void> {
     trace.push('replay');
     const dir = tempDir('mds-vopr-replay-');
     const replayClock = new SimulatedClock(T0);
-    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR });
+    throwOnce.wallet = null;
+    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR, actors: [tradeCounter] });
     try {
       const statuses: Status[] = [];
       for (const { event } of sent) {
@@ -324,6 +343,7 @@ async function run(seed: number): Promise<void> {
         }
         for (const mint of mints) paths.push(`/v1/tokens/${mint}`);
         for (const path of paths) expect(await again.text(path), `the replay: GET ${path}`).toBe(await server.text(path));
+        expect(countsOf(replay, tradeCounter.kind, wallets), 'the replay: the consumer\'s counts').toEqual(countsOf(engine, tradeCounter.kind, wallets));
         for (const p of pools) {
           if (!declared.has(p.pool)) continue;
           expect(await listTrades(again, p.pool, 100, 'asc'), `the replay: trades of ${p.pool}`).toEqual(await listTrades(server, p.pool, 100, 'asc'));
