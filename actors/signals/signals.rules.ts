@@ -120,7 +120,13 @@ export interface SignalThresholds {
     fullProfitUsd: number;
     cooldownMs: number;
   };
-  first_buy: { minUsd: number; fullUsd: number; cooldownMs: number };
+  first_buy: {
+    /** Tracked wallets: those with one of these labels (bots, snipers and bundlers buy everything first). */
+    labels: readonly string[];
+    minUsd: number;
+    fullUsd: number;
+    cooldownMs: number;
+  };
 }
 
 const MIN = 60_000;
@@ -128,7 +134,7 @@ const HOUR = 60 * MIN;
 
 /** The defaults (config `signals.<kind>.<name>` when wired): the one table. */
 export const SIGNAL_DEFAULTS: Readonly<SignalThresholds> = {
-  volume_spike: { windowMs: 5 * MIN, baselineMs: HOUR, bucketMs: 30_000, minRatio: 5, fullRatio: 50, minVolumeUsd: 10_000, baselineFloorUsd: 1_000, minAgeMs: 15 * MIN, cooldownMs: 30 * MIN },
+  volume_spike: { windowMs: 5 * MIN, baselineMs: HOUR, bucketMs: 30_000, minRatio: 3, fullRatio: 30, minVolumeUsd: 5_000, baselineFloorUsd: 1_000, minAgeMs: 10 * MIN, cooldownMs: 30 * MIN },
   price_breakout: { minAthAgeMs: 10 * MIN, minBreakPct: 1, fullMultiple: 2, minMarketCapUsd: 20_000, minAgeMs: 15 * MIN, cooldownMs: 30 * MIN },
   smart_money_buy: { label: 'smart_money', minUsd: 500, fullUsd: 10_000, cooldownMs: HOUR },
   kol_buy: { label: 'kol', minUsd: 250, fullUsd: 5_000, cooldownMs: HOUR },
@@ -138,7 +144,7 @@ export const SIGNAL_DEFAULTS: Readonly<SignalThresholds> = {
   almost_bonded: { minProgressPct: 70, fullGain5mPct: 30, cooldownMs: HOUR },
   cluster_buy: { labels: ['smart_money', 'kol', 'whale'], windowMs: 10 * MIN, minWallets: 3, fullWallets: 10, minBuyUsd: 100, cooldownMs: HOUR },
   big_win: { minProfitUsd: 1_000, minMultiple: 2, fullProfitUsd: 100_000, cooldownMs: HOUR },
-  first_buy: { minUsd: 50, fullUsd: 5_000, cooldownMs: 24 * HOUR },
+  first_buy: { labels: ['smart_money', 'kol', 'whale'], minUsd: 50, fullUsd: 5_000, cooldownMs: 24 * HOUR },
 };
 
 /** The longest cooldown of a table: how long a cooldown entry must be kept. */
@@ -146,8 +152,13 @@ export const longestCooldownMs = (t: SignalThresholds): number => Math.max(...Ob
 
 const clamp01 = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x);
 
-/** 0 at `lo`, 1 at `hi`, on a log scale (amounts and ratios span orders of magnitude); 0 below, 1 above. */
+/**
+ * 0 at `lo`, 1 at `hi`, on a log scale (amounts and ratios span orders of magnitude); 0
+ * below, 1 above. A threshold set to 0 or less (an operator turning a floor off) falls
+ * back to the linear ramp from 0, never NaN.
+ */
 export function logRamp(x: number, lo: number, hi: number): number {
+  if (!(lo > 0)) return linearRamp(x, 0, hi);
   if (!(x > lo)) return 0;
   return clamp01(Math.log(x / lo) / Math.log(hi / lo));
 }

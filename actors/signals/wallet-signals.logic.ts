@@ -10,7 +10,7 @@ import { Cooldowns, cooldownKey, logRamp, SIGNAL_DEFAULTS, type Signal, type Sig
 
 /** What the wallet actor knows of the trade's position (average cost, USD). */
 export interface WalletTradeContext {
-  /** Labels in force on the wallet; a wallet with none is not tracked (no first_buy). */
+  /** Labels in force on the wallet (first_buy: tracked when one is among its `labels`). */
   labels: readonly string[];
   /** Buys of this token by this wallet before this trade (any pool). */
   buy_count_before: number;
@@ -68,10 +68,10 @@ export class WalletSignals {
     );
   }
 
-  /** first_buy: a labeled (tracked) wallet's first buy of a token, of at least minUsd. */
+  /** first_buy: a tracked wallet's (one of `labels`) first buy of a token, of at least minUsd. */
   private firstBuy(trade: SignalTrade, ctx: WalletTradeContext, out: Signal[]): void {
     const f = this.t.first_buy;
-    if (ctx.labels.length === 0 || ctx.buy_count_before > 0 || trade.amount_usd === null || trade.amount_usd < f.minUsd) return;
+    if (!ctx.labels.some((l) => f.labels.includes(l)) || ctx.buy_count_before > 0 || trade.amount_usd === null || trade.amount_usd < f.minUsd) return;
     if (!this.cooldowns.admit(cooldownKey('first_buy', trade.token_address, [this.wallet]), trade.at, f.cooldownMs)) return;
     out.push(
       signal('first_buy', trade, logRamp(trade.amount_usd, f.minUsd, f.fullUsd), {

@@ -52,23 +52,28 @@ describe('volume_spike', () => {
     return steps;
   }
 
-  it('fires once when the last 5 minutes out-trade the baseline 5x and pass 10,000 USD', () => {
+  it('fires once when the last 5 minutes out-trade the baseline 3x and pass 5,000 USD', () => {
     const signals = only(run(new TokenSignals(TOKEN), market(11, 1_000)), 'volume_spike');
     expect(signals).toHaveLength(1);
     const [s] = signals;
-    // Fires at the buy that takes recent volume past 10,000: 400 of baseline trades in the window + 10 x 1,000.
-    expect(s!.detail.volume_usd).toBe(10_400);
+    // Fires at the buy that takes recent volume past 5,000: 400 of baseline trades in the window + 5 x 1,000.
+    expect(s!.detail.volume_usd).toBe(5_400);
     expect(s!.detail.baseline_volume_usd).toBe(1_000); // 15 min x 100 USD scaled to 5 min = 500, under the floor
-    expect(s!.detail.ratio).toBeCloseTo(10.4);
-    expect(s!.score).toBeCloseTo(logRamp(10.4, 5, 50));
+    expect(s!.detail.ratio).toBeCloseTo(5.4);
+    expect(s!.score).toBeCloseTo(logRamp(5.4, 3, 30));
     expect(s!.signal_id).toMatch(/^volume_spike:TokenMint1+:tx\d+:0$/);
   });
 
-  it('does not fire under 10,000 USD, nor on a young token', () => {
-    expect(only(run(new TokenSignals(TOKEN), market(11, 800)), 'volume_spike')).toEqual([]);
-    // The same burst 10 minutes after the first trade: younger than 15 minutes.
-    const young = market(0, 0).slice(0, 10);
-    for (let i = 0; i < 11; i++) young.push([trade({ at: T0 + 10 * MIN + i * 5_000, amount_usd: 1_000 }), ctx()]);
+  it('does not fire under 5,000 USD, under 3x the baseline, nor on a young token', () => {
+    expect(only(run(new TokenSignals(TOKEN), market(11, 400)), 'volume_spike')).toEqual([]);
+    // 1,000 USD a minute for 20 minutes, then 6,000 in a minute: 2.4x a baseline of 5,000 per 5 minutes.
+    const busy: [SignalTrade, TradeContext][] = [];
+    for (let m = 0; m < 20; m++) busy.push([trade({ at: T0 + m * MIN, amount_usd: 1_000 }), ctx()]);
+    for (let i = 0; i < 6; i++) busy.push([trade({ at: T0 + 20 * MIN + i * 5_000, amount_usd: 1_000 }), ctx()]);
+    expect(only(run(new TokenSignals(TOKEN), busy), 'volume_spike')).toEqual([]);
+    // The burst 8 minutes after the first trade: younger than 10 minutes.
+    const young = market(0, 0).slice(0, 8);
+    for (let i = 0; i < 11; i++) young.push([trade({ at: T0 + 8 * MIN + i * 5_000, amount_usd: 1_000 }), ctx()]);
     expect(only(run(new TokenSignals(TOKEN), young), 'volume_spike')).toEqual([]);
   });
 
@@ -313,15 +318,16 @@ describe('wallet signals', () => {
   });
 
   describe('first_buy', () => {
-    it("fires once on a labeled wallet's first buy of a token", () => {
+    it("fires once on a tracked wallet's first buy of a token", () => {
       const out = new WalletSignals(W[0]!).onTrade(trade({ amount_usd: 500, market_cap_usd: 30_000 }), wctx());
       expect(out.map((s) => [s.kind, s.detail])).toEqual([['first_buy', { amount_usd: 500, market_cap_usd: 30_000, labels: ['smart_money'] }]]);
       expect(out[0]!.score).toBeCloseTo(0.5);
     });
 
-    it('does not fire for an unlabeled wallet, a later buy, or under 50 USD', () => {
+    it('does not fire for an untracked wallet (unlabeled, or a bot), a later buy, or under 50 USD', () => {
       const s = new WalletSignals(W[0]!);
       expect(s.onTrade(trade({ amount_usd: 500 }), wctx({ labels: [] }))).toEqual([]);
+      expect(s.onTrade(trade({ amount_usd: 500 }), wctx({ labels: ['bot', 'sniper'] }))).toEqual([]);
       expect(s.onTrade(trade({ amount_usd: 500 }), wctx({ buy_count_before: 1 }))).toEqual([]);
       expect(s.onTrade(trade({ amount_usd: 49 }), wctx())).toEqual([]);
     });
@@ -331,6 +337,16 @@ describe('wallet signals', () => {
       expect(s.onTrade(trade({ amount_usd: 500 }), wctx())).toHaveLength(1);
       expect(s.onTrade(trade({ amount_usd: 500, at: T0 + 60 * MIN }), wctx())).toEqual([]);
     });
+  });
+});
+
+describe('score ramps', () => {
+  it('logRamp is 0 at the threshold, 1 at full, log in between, and never NaN', () => {
+    expect(logRamp(100, 100, 10_000)).toBe(0);
+    expect(logRamp(1_000, 100, 10_000)).toBeCloseTo(0.5);
+    expect(logRamp(1e9, 100, 10_000)).toBe(1);
+    expect(logRamp(50, 100, 10_000)).toBe(0);
+    expect(logRamp(5, 0, 10)).toBe(0.5);
   });
 });
 
