@@ -15,6 +15,8 @@ export interface SnapshotEvent<E> {
   window: RankingWindow;
   rankings: E[];
   updated_at: number;
+  /** The seq of the last `window` batch the snapshot includes (0: none yet): the next batch a client applies is seq + 1. */
+  seq: number;
 }
 export interface EnterEvent<E> {
   event: 'enter';
@@ -48,8 +50,8 @@ export interface WindowEvent<E> {
 }
 export type RankingEvent<E> = SnapshotEvent<E> | EnterEvent<E> | ExitEvent | WindowEvent<E>;
 
-export function snapshotEvent<E>(feed: FeedName, window: RankingWindow, rows: readonly RankRow[], updatedAt: number, entryOf: (row: RankRow) => E): SnapshotEvent<E> {
-  return { event: 'snapshot', feed, window, rankings: rows.map(entryOf), updated_at: updatedAt };
+export function snapshotEvent<E>(feed: FeedName, window: RankingWindow, rows: readonly RankRow[], updatedAt: number, seq: number, entryOf: (row: RankRow) => E): SnapshotEvent<E> {
+  return { event: 'snapshot', feed, window, rankings: rows.map(entryOf), updated_at: updatedAt, seq };
 }
 
 /**
@@ -94,4 +96,30 @@ export function applyWindowOps<T extends { pool_address: string }>(rows: readonl
     }
   }
   return out;
+}
+
+/** A client's copy of one (feed, window): its rows and the seq of the last batch applied. */
+export interface HeldWindow<T> {
+  seq: number;
+  rows: T[];
+}
+
+/** A client's copy from a snapshot. */
+export const holdSnapshot = <T>(e: SnapshotEvent<T>): HeldWindow<T> => ({ seq: e.seq, rows: e.rankings.slice() });
+
+/**
+ * A client's side of a `window` event (SERVICE.md 6.2: "a gap means a batch was missed
+ * and the client reloads"): the next copy, or 'reload' when the event is not the batch
+ * after the last one applied or its ops do not fit the rows held. A batch already
+ * applied (seq at or below the held one) is skipped.
+ */
+export function followWindow<T extends { pool_address: string }>(held: HeldWindow<T>, e: WindowEvent<T>): HeldWindow<T> | 'reload' {
+  if (e.seq <= held.seq) return held;
+  if (e.seq !== held.seq + 1) return 'reload';
+  try {
+    return { seq: e.seq, rows: applyWindowOps(held.rows, e.ops) };
+  } catch {
+    // applyWindowOps throws only on ops that do not fit: the rows held are not the server's.
+    return 'reload';
+  }
 }

@@ -50,6 +50,8 @@ export interface FeedFlush {
   batch: FeedBatch | null;
 }
 
+const NOTHING: FeedFlush = Object.freeze({ changed: false, batch: null });
+
 /** Score descending, then address ascending: a total order, so ranks are the same on every run. */
 function compareRanked(a: Ranked, b: Ranked): number {
   return b.score - a.score || (a.pool < b.pool ? -1 : a.pool > b.pool ? 1 : 0);
@@ -85,8 +87,8 @@ export class FeedBook {
   private published: RankRow[] = [];
   private readonly members = new Map<string, { state: MembershipState; entered_at: number }>();
   private seq = 0;
-  /** Some row's score changed since the last flush. */
-  private scoresMoved = false;
+  /** The window (its rows or their scores) changed since the last flush: nothing else can change what a flush publishes. */
+  private windowTouched = false;
 
   constructor(feed: FeedName, window: RankingWindow, settings: Readonly<FeedSettings> = FEED_DEFAULTS) {
     this.feed = feed;
@@ -149,6 +151,8 @@ export class FeedBook {
 
   /** Publishes what changed since the last flush (see the class comment). */
   flush(now: number): FeedFlush {
+    // A tick of the ticker with nothing moved in the window costs this test.
+    if (!this.windowTouched) return NOTHING;
     const prev = this.published;
     const rows = this.rows;
     const at = new Map<string, number>();
@@ -181,8 +185,8 @@ export class FeedBook {
       if (joined) entered.push(row);
       if (!stable.has(i)) ops.push({ op: 'insert', pool_address: r.pool, position: i, row });
     }
-    const changed = ops.length > 0 || this.scoresMoved;
-    this.scoresMoved = false;
+    const changed = ops.length > 0 || next.some((row, i) => row.score !== prev[i]!.score);
+    this.windowTouched = false;
     if (changed) this.published = next;
     if (ops.length === 0) return { changed, batch: null };
     const seq = ++this.seq;
@@ -218,7 +222,7 @@ export class FeedBook {
     if (r.inWindow) {
       this.rows.splice(this.indexOf(r), 1);
       r.inWindow = false;
-      this.scoresMoved = true;
+      this.windowTouched = true;
     } else {
       this.bench.delete(r);
     }
@@ -254,14 +258,14 @@ export class FeedBook {
       this.bench.delete(best);
       best.inWindow = true;
       this.rows.push(best);
-      this.scoresMoved = true;
+      this.windowTouched = true;
     }
   }
 
   private insertRow(r: Ranked): void {
     this.rows.splice(this.lowerBound(r), 0, r);
     r.inWindow = true;
-    this.scoresMoved = true;
+    this.windowTouched = true;
   }
 
   /** The first row position not ranking before `r`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
-import { batchEvents, applyWindowOps, snapshotEvent } from '../../../actors/feed/feed.events.ts';
+import { applyWindowOps, batchEvents, followWindow, holdSnapshot, snapshotEvent, type WindowEvent } from '../../../actors/feed/feed.events.ts';
 import { FeedBook, longestIncreasing, type RankRow } from '../../../actors/feed/feed.logic.ts';
 import { membershipMachine, membershipStep } from '../../../actors/feed/feed.machine.ts';
 import { FEED_DEFAULTS, type RankInput } from '../../../actors/feed/feed.rules.ts';
@@ -134,8 +134,8 @@ describe('popular', () => {
     book.update(pool('PA', { volume_usd: 10, trader_count: 1 }), T0);
     const b = book.flush(T0).batch!;
     expect(batchEvents(b, 100, (r) => r)).toEqual([]);
-    expect(snapshotEvent('popular', '5m', book.snapshot(), T0, (r) => r.pool_address)).toEqual({
-      event: 'snapshot', feed: 'popular', window: '5m', rankings: ['PA'], updated_at: T0,
+    expect(snapshotEvent('popular', '5m', book.snapshot(), T0, book.lastSeq, (r) => r.pool_address)).toEqual({
+      event: 'snapshot', feed: 'popular', window: '5m', rankings: ['PA'], updated_at: T0, seq: 1,
     });
   });
 });
@@ -260,6 +260,38 @@ describe('the bench', () => {
     expect(book.flush(T0).batch!.pool_addresses).toBeNull();
     book.update(pool('P2', { created_at: T0 + 1 }), T0 + 1);
     expect(book.flush(T0 + 1).batch!.pool_addresses).toEqual(['P2', 'P1']);
+  });
+});
+
+describe('a client following a live feed', () => {
+  it('applies batch after batch from a snapshot, and reloads on a seq gap (a missed batch)', () => {
+    const book = new FeedBook('new_pair', '1h');
+    const row = (r: RankRow) => r;
+    book.update(pool('P1', { created_at: T0 }), T0);
+    book.flush(T0);
+    let held = holdSnapshot(snapshotEvent('new_pair', '1h', book.snapshot(), T0, book.lastSeq, row));
+    expect(held.seq).toBe(1);
+    const windows: WindowEvent<RankRow>[] = [];
+    for (let i = 2; i <= 4; i++) {
+      book.update(pool(`P${i}`, { created_at: T0 + i }), T0 + i);
+      windows.push(batchEvents(book.flush(T0 + i).batch!, 100, row).at(-1) as WindowEvent<RankRow>);
+    }
+    expect(windows.map((w) => w.seq)).toEqual([2, 3, 4]);
+    const next = followWindow(held, windows[0]!);
+    expect(next).not.toBe('reload');
+    held = next as typeof held;
+    expect(followWindow(held, windows[0]!)).toBe(held); // seen already
+    // Batch 3 lost: batch 4 is a gap.
+    expect(followWindow(held, windows[2]!)).toBe('reload');
+    held = followWindow(held, windows[1]!) as typeof held;
+    held = followWindow(held, windows[2]!) as typeof held;
+    // The same rows in the same order (a kept row's rank is as of its insert: positions give ranks).
+    expect(order(held.rows)).toEqual(order(book.snapshot()));
+    // Rows that are not the server's: the ops do not fit.
+    book.update(pool('P1', { created_at: T0 }), T0 + 5);
+    book.remove('P4');
+    const w5 = batchEvents(book.flush(T0 + 5).batch!, 100, row).at(-1) as WindowEvent<RankRow>;
+    expect(followWindow({ seq: 4, rows: [] }, w5)).toBe('reload');
   });
 });
 
