@@ -113,7 +113,8 @@ export class FeedBook {
     const score = this.rule(input, this.window, this.settings, now);
     const pool = input.pool_address;
     let r = this.pools.get(pool);
-    if (score === null) {
+    // A score that is not a number (an input gone wrong) would break the order: not a member.
+    if (score === null || !Number.isFinite(score)) {
       if (r !== undefined) this.drop(r);
       return;
     }

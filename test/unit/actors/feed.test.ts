@@ -236,6 +236,20 @@ describe('stocks', () => {
   });
 });
 
+describe('bad inputs', () => {
+  it('a score that is not a finite number makes no member and takes a member out', () => {
+    const book = new FeedBook('almost_bonded', '1h');
+    book.update(pool('PA', { bonding_curve_progress_pct: 80 }), T0);
+    book.update(pool('PB', { bonding_curve_progress_pct: Number.NaN }), T0);
+    book.update(pool('PC', { bonding_curve_progress_pct: Number.POSITIVE_INFINITY }), T0);
+    book.flush(T0);
+    expect(order(book.snapshot())).toEqual(['PA']);
+    book.update(pool('PA', { bonding_curve_progress_pct: Number.NaN }), T0 + 1);
+    expect(book.flush(T0 + 1).batch!.exited).toEqual(['PA']);
+    expect(book.size).toBe(0);
+  });
+});
+
 describe('the bench', () => {
   it('promotes the best waiting pool when a row leaves, without sorting every pool', () => {
     const book = new FeedBook('popular', '1h', { ...FEED_DEFAULTS, depth: 2 });
