@@ -18,7 +18,7 @@ import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
 
-/** Where a pool actor's live output goes (engine/market/publisher.ts). */
+/** Where a pool actor's live output goes (engine/topics/publisher.ts). */
 export interface PoolOutputs {
   /** A swap was applied: `stored` is its trade as the trades store keeps it. */
   trade(state: PoolState, stored: StoredTrade): void;
@@ -193,7 +193,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       if (!state.persisted_up_to || batch.compareAt(last, state.persisted_up_to) > 0) state.persisted_up_to = batch.keyAt(last);
       // The written log stays as it is (readable below) until its batch commits.
       state.unsaved = new TradeLog();
-      // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
+      // Readable from memory until LMDB shows it (engine/query/trade-streams.ts merges both).
       state.writing = batch;
       const done = () => {
         if (state.writing === batch) state.writing = null;

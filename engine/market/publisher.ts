@@ -5,15 +5,15 @@ import { CANDLE_CURRENCIES, CANDLE_MODES, INTERVAL_NAMES, KNOWN_MINTS, TRADE, ty
 import type { ActorHost } from '../supervisor/host.ts';
 import { NO_TOPICS, topics, CANDLES_FRAME_PREFIX, type TopicSink } from '../topics.ts';
 import { CandleHistory, RESUME_HISTORY_MS } from './candle-history.ts';
-import { candleAt, cutOf, graduationOf } from './candle-series.ts';
-import type { MarketQuery } from './market-query.ts';
-import { tradeJson } from './views.ts';
+import { candleAt, cutOf, graduationOf } from '../../actors/index.ts';
+import type { MarketReads } from '../query/index.ts';
+import { tradeJson } from '../model/index.ts';
 
 
 export interface PublisherDeps {
   /** The sink attached now (NO_TOPICS until a transport attaches). */
   sink(): TopicSink;
-  market(): MarketQuery;
+  market(): MarketReads;
   /** The pools' host: a flush changes a pool's candle state through it (ActorHost.update), never behind it. */
   pools(): Pick<ActorHost<PoolState>, 'update' | 'get'>;
   token(address: string): TokenState | undefined;
@@ -214,7 +214,7 @@ export class MarketPublisher implements PoolOutputs {
     if (sink === NO_TOPICS) return;
     const topic = topics.poolMetrics(pool);
     if (!sink.has(topic)) return;
-    const data = this.deps.market().poolMetrics(pool);
+    const data = this.deps.market().pools.poolMetrics(pool);
     if (data) sink.publish(topic, `{"stream":"pool_metrics","data":${JSON.stringify(data)}}`);
   }
 

@@ -1,16 +1,13 @@
 import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL, type SearchWindow } from '../model/index.ts';
 import type { Logger } from 'pino';
-import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
-import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
-import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
+import { liquidityQuote, metadataRecord, spotPrice, type PoolState } from '../../actors/index.ts';
 import type { Storage } from '../../storage/lmdb.ts';
-import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
-import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
-import type { SearchPosition, SearchQuery } from '../search/token-index.ts';
-import type { ActorHost } from '../supervisor/host.ts';
-import type { MarketQuery } from './market-query.ts';
-import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
+import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
+import type { SearchPosition, SearchQuery } from './search-index.ts';
+import type { MarketState } from './state.ts';
+import type { PoolItem, PoolsQuery } from './pools.ts';
+import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-directory.ts';
 import { tokenTotals, tradedPools } from './views.ts';
 import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 
@@ -31,13 +28,15 @@ import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from
  * token and both pools; a wSOL/USDC/USDT price the tokens whose main pool depends on
  * it (multi_quote); whatever touches a token also touches the tokens with a pool
  * quoted in it (their USD values go through its price). The main pool is
- * `MarketQuery.tokenPools(token)[0]`, the most liquid in USD.
+ * `MarketState.tokenPools(token)[0]` (state.ts), the most liquid in USD.
  */
 
-export interface ResearchFeedDeps {
-  hosts: { pools: ActorHost<PoolState>; tokens: ActorHost<TokenState>; quotePrices: ActorHost<QuotePriceState> };
-  market: MarketQuery;
-  clock: Clock;
+export interface ResearchFeedOptions {
+  /** The actors' state: records are read from it. */
+  state: MarketState;
+  /** A pool list item and a search item's snapshot are the pool routes' (PoolsQuery). */
+  pools: PoolsQuery;
+  /** Where the records persist (the `research` database, written at checkpoints). */
   storage: Storage;
   log: Logger;
 }
@@ -86,7 +85,7 @@ export class ResearchFeed {
   private readonly quotedIn = new Map<string, string[]>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: ResearchFeedDeps) {
+  constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
     this.load();
   }
@@ -256,7 +255,7 @@ export class ResearchFeed {
   }
 
   private poolRecord(pool: string): PoolRecord | null {
-    const s = this.deps.hosts.pools.get(pool);
+    const s = this.deps.state.pool(pool);
     const info = s?.info;
     if (!s || !info) return null;
     return {
@@ -276,12 +275,12 @@ export class ResearchFeed {
    * refresh, and only a search by window volume needs them (`windowRecord`).
    */
   private tokenRecord(token: string): TokenRecord | null {
-    const { hosts, market } = this.deps;
-    const state = hosts.tokens.get(token) as TokenState | undefined;
+    const market = this.deps.state;
+    const state = market.token(token);
     if (!state || state.pools.length === 0) return null;
     // One pool (most tokens) is its own main pool: no need to rank.
-    const only = state.pools.length === 1 ? hosts.pools.get(state.pools[0]!) : undefined;
-    const pools = only ? (only.info ? [only as PoolState] : []) : market.tokenPools(token);
+    const only = state.pools.length === 1 ? market.pool(state.pools[0]!) : undefined;
+    const pools = state.pools.length === 1 ? (only ? [only] : []) : market.tokenPools(token);
     const main = pools[0];
     if (!main) return null;
     const info = main.info!;
@@ -316,14 +315,14 @@ export class ResearchFeed {
 
   /** The record with its pools' USD volume per window (tradedPools) read now. */
   private windowRecord(record: TokenRecord): TokenRecord | null {
-    const main = this.deps.hosts.pools.get(record.pool_address);
-    if (!main?.info) return null;
-    const now = this.deps.clock.now();
+    const main = this.deps.state.pool(record.pool_address);
+    if (!main) return null;
+    const now = this.deps.state.clock.now();
     const windowUsd: TokenRecord['window_usd'] = [0, 0, 0, 0];
     // Per window: trades, and whether one had a USD value (windowFigures' rule for null).
     const trades = [0, 0, 0, 0];
     const priced = [false, false, false, false];
-    for (const p of tradedPools(record.token_address, this.deps.market.tokenPools(record.token_address))) {
+    for (const p of tradedPools(record.token_address, this.deps.state.tokenPools(record.token_address))) {
       const windowed = p.windows.read(now);
       SEARCH_WINDOWS.forEach((w, k) => {
         const i = windowed.t.indexOf(w);
@@ -342,13 +341,13 @@ export class ResearchFeed {
 
   /** Latest USD prices of wSOL, USDC and USDT (the stablecoins 1 until a quote_price says otherwise). */
   currentPrices(): QuotePrices {
-    const { market } = this.deps;
-    return [market.mintUsd(WSOL), market.mintUsd(USDC), market.mintUsd(USDT)];
+    const { state } = this.deps;
+    return [state.mintUsd(WSOL), state.mintUsd(USDC), state.mintUsd(USDT)];
   }
 
   /**
    * A token's USD price as a quote, at `prices`, from its record (own_usd_mint and
-   * own_usd_factor: what MarketQuery.quoteUsd gives for it, the snapshots' price); null
+   * own_usd_factor: what MarketState.quoteUsd gives for it, the snapshots' price); null
    * when unknown.
    */
   private tokenUsd(token: string, prices: QuotePrices): number | null {
@@ -362,7 +361,7 @@ export class ResearchFeed {
     const prices = req.prices ?? this.currentPrices();
     if (req.sort === 'market_cap_usd' || req.sort === 'liquidity_usd') this.tokens.syncUsd(prices);
     if (req.sort === 'volume_usd' && req.window !== undefined) {
-      const epoch = windowEpochs(this.deps.clock.now())[SEARCH_WINDOWS.indexOf(req.window)]!;
+      const epoch = windowEpochs(this.deps.state.clock.now())[SEARCH_WINDOWS.indexOf(req.window)]!;
       // Not marked unsaved: a stored record keeps the bucket its values were read in,
       // so after a restart a stale or missing one is simply read again.
       this.tokens.syncWindow(req.window, epoch, (current) => this.windowRecord(current));
@@ -378,8 +377,8 @@ export class ResearchFeed {
     this.refresh();
     const prices = req.prices ?? this.currentPrices();
     const page = this.pools.list(req, (quote) => priceIn(prices, quote) ?? this.tokenUsd(quote, prices));
-    const { market } = this.deps;
-    const items = page.pools.map((p) => market.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
+    const { pools } = this.deps;
+    const items = page.pools.map((p) => pools.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
 
@@ -392,17 +391,17 @@ export class ResearchFeed {
    * in its quote asset; the USD figures count them all.
    */
   private searchItem(token: string, window: SearchWindow | undefined) {
-    const { hosts, market } = this.deps;
-    const state = hosts.tokens.get(token) as TokenState | undefined;
+    const market = this.deps.state;
+    const state = market.token(token);
     const pools = state ? market.tokenPools(token) : [];
     const main = pools[0];
     // Only what the item shows: a whole poolMetrics view also computed heat, holders and supply.
-    const snapshot = main ? market.poolSnapshot(main.pool_address) : null;
+    const snapshot = main ? this.deps.pools.poolSnapshot(main.pool_address) : null;
     if (!state || !main || !snapshot) return null;
     const info = main.info!;
     const traded = tradedPools(token, pools);
     const totals = tokenTotals(traded, info.quote_address);
-    const figures = window === undefined ? null : windowFigures(traded, info.quote_address, window, this.deps.clock.now());
+    const figures = window === undefined ? null : windowFigures(traded, info.quote_address, window, this.deps.state.clock.now());
     const meta = metadataRecord(state);
     return {
       token_address: token,
@@ -459,5 +458,3 @@ function windowFigures(traded: readonly PoolState[], quote: string, window: Sear
 }
 
 export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;
-/** A pool list item (MarketQuery.poolListItem): the pool object, its base token's names, snapshot, all-time volume. */
-export type PoolItem = NonNullable<ReturnType<MarketQuery['poolListItem']>>;
