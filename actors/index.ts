@@ -15,7 +15,7 @@ export { computeHeat } from './pool/heat.ts';
 export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, type PoolTotals } from './pool/pool.logic.ts';
 export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from './pool/usd-price.ts';
 export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './pool/candle-series.ts';
-export { countCandleChanges, takeCandleChanges, type PoolOutputs } from './pool/pool.actor.ts';
+export { countCandleChanges, takeCandleChanges, type CandleTaking, type PoolOutputs } from './pool/pool.actor.ts';
 export { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
 export { DEFAULT_SNIPER_SLOTS } from './token/holders.ts';
 export { activeLabels, type WalletLabelsState } from './labels/labels.actor.ts';

@@ -9,7 +9,7 @@ import { startWsBaseline } from './baselines/ws-server.ts';
 import { openFifo } from './fifo.ts';
 import { addressMaker, liveSwapLine } from './fixtures/swaps.ts';
 import { startBareUws } from './fanout-uws.ts';
-import type { TopicSink } from '../engine/topics.ts';
+import type { TopicSink } from '../engine/topics/index.ts';
 import { probeEngine, type StageProbe } from './fanout-stages.ts';
 import { marketAddresses, poolOfEvent, wallMs, type ServerCommand, type ServerKind, type ServerReport, type ShapeParams } from './fanout-plan.ts';
 

@@ -5,7 +5,6 @@ import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBe
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
-import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
@@ -21,7 +20,7 @@ import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
-import { NO_TOPICS, type TopicSink } from './topics.ts';
+import { MarketPublisher, NO_TOPICS, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
 

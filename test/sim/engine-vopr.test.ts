@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { SimulatedClock } from '../../engine/clock.ts';
-import { RESUME_HISTORY_MS } from '../../engine/market/candle-history.ts';
 import type { Engine } from '../../engine/system.ts';
-import { CANDLES_FRAME_PREFIX, NO_TOPICS, type TopicSink } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, NO_TOPICS, RESUME_HISTORY_MS, type TopicSink } from '../../engine/topics/index.ts';
 import { serveEngine, useTempEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
 

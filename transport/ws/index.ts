@@ -4,7 +4,7 @@ import type { Config } from '../../engine/config.ts';
 import type { KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import type { TopicSink } from '../../engine/topics.ts';
+import type { TopicSink } from '../../engine/topics/index.ts';
 import { DISABLED } from '../uws.ts';
 import { Hub, type HubConnection } from './hub.ts';
 import { CLOSE } from './protocol.ts';
