@@ -19,7 +19,9 @@ export { RecentWalletPools, TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS } from './
 /** GET /pools/{pool}/candles and a candles subscription's resume. */
 export { CandlesQuery, type CandleResumeRequest, type CandlesQueryOptions, type CandlesRequest, type ChangedCandles } from './candles.ts';
 /** The token search and pool list read models (GET /tokens/search, GET /pools). */
-export { ResearchFeed, type PoolListRequest, type ResearchFeedOptions, type ResearchPage, type SearchItem, type TokenSearchRequest } from './search.ts';
+export { ResearchFeed, type PoolListRequest, type ResearchFeedOptions, type ResearchPage, type TokenSearchRequest } from './search.ts';
+/** A token search item (SERVICE.md 2.2). */
+export type { SearchItem } from './search-item.ts';
 /** The quote prices a research page was ordered at ([wSOL, USDC, USDT]). */
 export type { QuotePrices } from './search-feed.ts';
 /** The search parameters and a search page's position. */
