@@ -20,8 +20,6 @@ export interface PublisherDeps {
   labels(wallet: string): string[];
   /** Wall or event time, for the resume history's 10 minutes. */
   now(): number;
-  /** How often a pool's candle series are checked for subscribers. */
-  subscriberCheckMs?: number;
 }
 
 /** A pool's trade topics, named once: `has` on a name it has hashed before is cheap. */
@@ -57,7 +55,7 @@ export class MarketPublisher implements PoolOutputs {
   private readonly metrics: PoolMetricsStream;
 
   constructor(private readonly deps: PublisherDeps) {
-    this.candles = new CandleStream(deps.pools, deps.subscriberCheckMs ?? 1_000);
+    this.candles = new CandleStream(deps.pools);
     this.metrics = new PoolMetricsStream(() => deps.market().pools);
   }
 
