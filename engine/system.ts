@@ -5,10 +5,7 @@ import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBe
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
-import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
-import { MarketQuery } from './market/market-query.ts';
-import { ResearchFeed } from './market/research-feed.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -16,7 +13,7 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import type { EngineStatus, Query, SolPrice } from './query.ts';
+import { CandlesQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
@@ -24,10 +21,9 @@ import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
-import { NO_TOPICS, type TopicSink } from './topics.ts';
+import { MarketPublisher, NO_TOPICS, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
-import { RecentWalletPools } from './market/wallet-trades.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -540,11 +536,17 @@ export class Engine {
   }
 
   private createQuery(): Query {
-    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots, { storage: this.storage, recent: this.recentWallets });
-    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
+    const state = new MarketState({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock });
+    const sniperSlots = this.config.market.sniperSlots;
+    const pools = new PoolsQuery({ state, sniperSlots });
     return {
-      market,
-      research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
+      market: {
+        pools,
+        tokens: new TokensQuery({ state, sniperSlots }),
+        trades: new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets }),
+        candles: new CandlesQuery({ state, history: this.publisher.history }),
+      },
+      research: new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) }),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

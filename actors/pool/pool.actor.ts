@@ -253,7 +253,7 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
       if (!state.persisted_up_to || batch.compareAt(last, state.persisted_up_to) > 0) state.persisted_up_to = batch.keyAt(last);
       // The written log stays as it is (readable below) until its batch commits.
       state.unsaved = new TradeLog();
-      // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
+      // Readable from memory until LMDB shows it (engine/query/trade-streams.ts merges both).
       state.writing = batch;
       const done = () => {
         if (state.writing === batch) state.writing = null;

@@ -4,6 +4,7 @@
  * can all depend on them without depending on each other.
  */
 export { TRADE, TRADE_FIELDS, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
+export { tradeJson, tradeRecord, type TradePool, type TradeRecord } from './trade-record.ts';
 export {
   CANDLE_CURRENCIES,
   CANDLE_INTERVALS,

@@ -1,4 +1,4 @@
-import { poolTrades } from '../../engine/market/trades.ts';
+import { poolTrades } from '../../engine/query/trade-streams.ts';
 import { TRADE } from '../../engine/model/index.ts';
 import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
 import type { Engine } from '../../engine/system.ts';

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { SimulatedClock } from '../../engine/clock.ts';
-import { RESUME_HISTORY_MS } from '../../engine/market/candle-history.ts';
 import type { Engine } from '../../engine/system.ts';
-import { CANDLES_FRAME_PREFIX, NO_TOPICS, type TopicSink } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, NO_TOPICS, RESUME_HISTORY_MS, type TopicSink } from '../../engine/topics/index.ts';
 import { serveEngine, useTempEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
 import { countsOf, storedTradesByWallet, throwOnce, tradeCounter } from '../helpers/trade-counter.ts';
@@ -223,7 +222,7 @@ async function run(seed: number): Promise<void> {
 
   /** Resume after random seqs of this run's frames (and after the current seq) of a few series. */
   const checkResume = (): void => {
-    const market = engine.query.market!;
+    const candles = engine.query.market!.candles;
     const keys = [...sink.runs.keys()];
     for (let n = 0; n < 4 && keys.length > 0; n++) {
       const key = w.pick(keys);
@@ -232,13 +231,13 @@ async function run(seed: number): Promise<void> {
       const now = clock.now();
       const vouched = run.frames.filter((f) => f.at >= now - RESUME_HISTORY_MS + 60_000);
       const last = run.frames.at(-1)!;
-      const current = market.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: last.seq });
+      const current = candles.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: last.seq });
       expect(current, `resume ${key} after the current seq ${last.seq}`).toEqual({ seq: last.seq, candles: [] });
       if (vouched.length === 0) continue;
       const after = w.pick(vouched).seq;
       const starts = new Set(run.frames.filter((f) => f.seq > after).flatMap((f) => f.starts));
       const want = [...starts].sort((a, b) => a - b).map((s) => JSON.parse(run.latest.get(s)!));
-      const got = market.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: after });
+      const got = candles.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: after });
       expect(got, `resume ${key} after seq ${after}: the changes since`).toEqual({ seq: last.seq, candles: want });
     }
   };

@@ -1,10 +1,10 @@
 import { SEARCH_WINDOWS, USDC, USDT, WINDOW_RESOLUTION_MS, WSOL, type SearchWindow } from '../model/index.ts';
-import type { TokenRecord } from '../search/research-store.ts';
-import { TokenSearchIndex, type SearchPage, type SearchQuery, type TokenSearchDoc } from '../search/token-index.ts';
+import type { TokenRecord } from './research-store.ts';
+import { TokenSearchIndex, type SearchPage, type SearchQuery, type TokenSearchDoc } from './search-index.ts';
 
 /**
  * The token search index kept in step with the token records of the research feed
- * (engine/market/research-feed.ts), so that a search orders tokens by values that
+ * (engine/query/search.ts), so that a search orders tokens by values that
  * follow from the events alone, whenever and in whatever order they were refreshed.
  * Two kinds of sort key are not a function of the events, and are brought up to date
  * when a search needs them rather than on every change:

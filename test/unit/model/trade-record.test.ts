@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PoolState } from '../../../actors/pool/pool.logic.ts';
-import { tradeJson, tradeRecord } from '../../../engine/market/views.ts';
+import { tradeJson, tradeRecord } from '../../../engine/model/index.ts';
 import type { StoredTrade } from '../../../engine/model/index.ts';
 import { base58, rng } from '../../helpers/fixtures.ts';
 

@@ -88,7 +88,7 @@ const VERSION_KEY = 'version';
 const VERSION = 2;
 
 /**
- * A record of each shape, with the key order `research-feed.ts` builds them in. Their
+ * A record of each shape, with the key order `search.ts` builds them in. Their
  * shared structures are saved when the store opens: msgpackr saves a new structure in a
  * synchronous LMDB transaction, which waits for the write transaction in flight, and
  * the first checkpoint's first pool record waited up to 0.85 s that way behind the

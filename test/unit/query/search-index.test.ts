@@ -2,7 +2,7 @@ import type { SearchWindow } from '../../../engine/model/index.ts';
 import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TokenSearchIndex, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/search/token-index.ts';
+import { TokenSearchIndex, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

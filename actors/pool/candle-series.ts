@@ -1,6 +1,6 @@
-import type { Candle, CandleCurrency, CandleInterval, CandleMode } from '../model/index.ts';
-import type { SeriesOptions } from '../../actors/pool/candles.ts';
-import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import type { Candle, CandleCurrency, CandleInterval, CandleMode } from '../../engine/model/index.ts';
+import type { SeriesOptions } from './candles.ts';
+import type { PoolState } from './pool.logic.ts';
 
 /**
  * A pool's candles as the candles route, a candles subscription's resume and its live

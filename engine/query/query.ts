@@ -1,3 +1,9 @@
+import type { CandlesQuery } from './candles.ts';
+import type { PoolsQuery } from './pools.ts';
+import type { ResearchFeed } from './search.ts';
+import type { TokensQuery } from './tokens.ts';
+import type { TradesQuery } from './trades.ts';
+
 /**
  * The read facade HTTP handlers use: current actor state and storage indexes,
  * never LMDB or actors directly. Later issues add their reads here.
@@ -23,11 +29,23 @@ export interface SolPrice {
   updated_at: number;
 }
 
+/** The reads of actor state and the trades store, one object per route group. */
+export interface MarketReads {
+  /** GET /pools/{pool}, GET /pools/metrics; a GET /pools item. */
+  pools: PoolsQuery;
+  /** GET /tokens/{token}, GET /tokens, GET /tokens/{token}/pools. */
+  tokens: TokensQuery;
+  /** The pool, token and wallet trade lists. */
+  trades: TradesQuery;
+  /** GET /pools/{pool}/candles and a candles subscription's resume. */
+  candles: CandlesQuery;
+}
+
 export interface Query {
-  /** Pools, tokens and trades (absent in transport-only tests). */
-  market?: import('./market/market-query.ts').MarketQuery;
-  /** Token search and the pool list (absent in transport-only tests). */
-  research?: import('./market/research-feed.ts').ResearchFeed;
+  /** Pools, tokens, trades and candles (absent in a server started without an engine: 503). */
+  market?: MarketReads;
+  /** Token search and the pool list (absent in a server started without an engine: 503). */
+  research?: ResearchFeed;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -1,18 +1,16 @@
-import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL, type SearchWindow } from '../model/index.ts';
+import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL } from '../model/index.ts';
 import type { Logger } from 'pino';
-import { liquidityQuote, spotPrice, type PoolState } from '../../actors/pool/pool.logic.ts';
-import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
-import { metadataRecord, type TokenState } from '../../actors/token/token.logic.ts';
+import { liquidityQuote, metadataRecord, spotPrice } from '../../actors/index.ts';
 import type { Storage } from '../../storage/lmdb.ts';
-import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
-import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
-import type { SearchPosition, SearchQuery } from '../search/token-index.ts';
-import type { ActorHost } from '../supervisor/host.ts';
-import type { MarketQuery } from './market-query.ts';
-import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-list.ts';
+import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
+import type { SearchPosition, SearchQuery } from './search-index.ts';
+import type { MarketState } from './state.ts';
+import type { PoolItem, PoolsQuery } from './pools.ts';
+import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-directory.ts';
 import { tokenTotals, tradedPools } from './views.ts';
 import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
+import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
 
 /**
  * The read models of the research routes, GET /v1/tokens/search and GET /v1/pools,
@@ -31,13 +29,15 @@ import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from
  * token and both pools; a wSOL/USDC/USDT price the tokens whose main pool depends on
  * it (multi_quote); whatever touches a token also touches the tokens with a pool
  * quoted in it (their USD values go through its price). The main pool is
- * `MarketQuery.tokenPools(token)[0]`, the most liquid in USD.
+ * `MarketState.tokenPools(token)[0]` (state.ts), the most liquid in USD.
  */
 
-export interface ResearchFeedDeps {
-  hosts: { pools: ActorHost<PoolState>; tokens: ActorHost<TokenState>; quotePrices: ActorHost<QuotePriceState> };
-  market: MarketQuery;
-  clock: Clock;
+export interface ResearchFeedOptions {
+  /** The actors' state: records are read from it. */
+  state: MarketState;
+  /** A pool list item and a search item's snapshot are the pool routes' (PoolsQuery). */
+  pools: PoolsQuery;
+  /** Where the records persist (the `research` database, written at checkpoints). */
   storage: Storage;
   log: Logger;
 }
@@ -86,7 +86,7 @@ export class ResearchFeed {
   private readonly quotedIn = new Map<string, string[]>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: ResearchFeedDeps) {
+  constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
     this.load();
   }
@@ -256,7 +256,7 @@ export class ResearchFeed {
   }
 
   private poolRecord(pool: string): PoolRecord | null {
-    const s = this.deps.hosts.pools.get(pool);
+    const s = this.deps.state.pool(pool);
     const info = s?.info;
     if (!s || !info) return null;
     return {
@@ -264,7 +264,7 @@ export class ResearchFeed {
       base_address: info.base_address,
       quote_address: info.quote_address,
       created_at: info.created_at,
-      liquidity_quote: liquidityQuote(s as PoolState),
+      liquidity_quote: liquidityQuote(s),
       volume_usd: s.totals.volume_usd ?? 0,
     };
   }
@@ -276,12 +276,12 @@ export class ResearchFeed {
    * refresh, and only a search by window volume needs them (`windowRecord`).
    */
   private tokenRecord(token: string): TokenRecord | null {
-    const { hosts, market } = this.deps;
-    const state = hosts.tokens.get(token) as TokenState | undefined;
+    const market = this.deps.state;
+    const state = market.token(token);
     if (!state || state.pools.length === 0) return null;
     // One pool (most tokens) is its own main pool: no need to rank.
-    const only = state.pools.length === 1 ? hosts.pools.get(state.pools[0]!) : undefined;
-    const pools = only ? (only.info ? [only as PoolState] : []) : market.tokenPools(token);
+    const only = state.pools.length === 1 ? market.pool(state.pools[0]!) : undefined;
+    const pools = state.pools.length === 1 ? (only ? [only] : []) : market.tokenPools(token);
     const main = pools[0];
     if (!main) return null;
     const info = main.info!;
@@ -316,14 +316,14 @@ export class ResearchFeed {
 
   /** The record with its pools' USD volume per window (tradedPools) read now. */
   private windowRecord(record: TokenRecord): TokenRecord | null {
-    const main = this.deps.hosts.pools.get(record.pool_address);
-    if (!main?.info) return null;
-    const now = this.deps.clock.now();
+    const main = this.deps.state.pool(record.pool_address);
+    if (!main) return null;
+    const now = this.deps.state.clock.now();
     const windowUsd: TokenRecord['window_usd'] = [0, 0, 0, 0];
     // Per window: trades, and whether one had a USD value (windowFigures' rule for null).
     const trades = [0, 0, 0, 0];
     const priced = [false, false, false, false];
-    for (const p of tradedPools(record.token_address, this.deps.market.tokenPools(record.token_address))) {
+    for (const p of tradedPools(record.token_address, this.deps.state.tokenPools(record.token_address))) {
       const windowed = p.windows.read(now);
       SEARCH_WINDOWS.forEach((w, k) => {
         const i = windowed.t.indexOf(w);
@@ -342,13 +342,13 @@ export class ResearchFeed {
 
   /** Latest USD prices of wSOL, USDC and USDT (the stablecoins 1 until a quote_price says otherwise). */
   currentPrices(): QuotePrices {
-    const { market } = this.deps;
-    return [market.mintUsd(WSOL), market.mintUsd(USDC), market.mintUsd(USDT)];
+    const { state } = this.deps;
+    return [state.mintUsd(WSOL), state.mintUsd(USDC), state.mintUsd(USDT)];
   }
 
   /**
    * A token's USD price as a quote, at `prices`, from its record (own_usd_mint and
-   * own_usd_factor: what MarketQuery.quoteUsd gives for it, the snapshots' price); null
+   * own_usd_factor: what MarketState.quoteUsd gives for it, the snapshots' price); null
    * when unknown.
    */
   private tokenUsd(token: string, prices: QuotePrices): number | null {
@@ -362,13 +362,13 @@ export class ResearchFeed {
     const prices = req.prices ?? this.currentPrices();
     if (req.sort === 'market_cap_usd' || req.sort === 'liquidity_usd') this.tokens.syncUsd(prices);
     if (req.sort === 'volume_usd' && req.window !== undefined) {
-      const epoch = windowEpochs(this.deps.clock.now())[SEARCH_WINDOWS.indexOf(req.window)]!;
+      const epoch = windowEpochs(this.deps.state.clock.now())[SEARCH_WINDOWS.indexOf(req.window)]!;
       // Not marked unsaved: a stored record keeps the bucket its values were read in,
       // so after a restart a stale or missing one is simply read again.
       this.tokens.syncWindow(req.window, epoch, (current) => this.windowRecord(current));
     }
     const page = this.tokens.search({ q: req.q, match: req.match, sort: req.sort, order: req.order, window: req.window, limit: req.limit, after: req.after });
-    const items = page.ids.map((id) => this.searchItem(id, req.window)).filter((x): x is SearchItem => x !== null);
+    const items = page.ids.map((id) => searchItem(this.deps.state, this.deps.pools, id, req.window)).filter((x): x is SearchItem => x !== null);
     return { items, next: page.next, prices };
   }
 
@@ -378,86 +378,8 @@ export class ResearchFeed {
     this.refresh();
     const prices = req.prices ?? this.currentPrices();
     const page = this.pools.list(req, (quote) => priceIn(prices, quote) ?? this.tokenUsd(quote, prices));
-    const { market } = this.deps;
-    const items = page.pools.map((p) => market.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
+    const { pools } = this.deps;
+    const items = page.pools.map((p) => pools.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
-
-  /**
-   * SERVICE.md 2.2, read now: price, market cap and liquidity of the token's main pool,
-   * in its quote asset and in USD through that same quote's USD price (null when it
-   * has none: never 0); volumes, counts, ATH and traders are the token's totals
-   * (views.ts tokenTotals, as GET /tokens/{token} has them), or over `window`. Quote
-   * units are the main pool's: volume_quote and ath_market_cap_quote count the pools
-   * in its quote asset; the USD figures count them all.
-   */
-  private searchItem(token: string, window: SearchWindow | undefined) {
-    const { hosts, market } = this.deps;
-    const state = hosts.tokens.get(token) as TokenState | undefined;
-    const pools = state ? market.tokenPools(token) : [];
-    const main = pools[0];
-    // Only what the item shows: a whole poolMetrics view also computed heat, holders and supply.
-    const snapshot = main ? market.poolSnapshot(main.pool_address) : null;
-    if (!state || !main || !snapshot) return null;
-    const info = main.info!;
-    const traded = tradedPools(token, pools);
-    const totals = tokenTotals(traded, info.quote_address);
-    const figures = window === undefined ? null : windowFigures(traded, info.quote_address, window, this.deps.clock.now());
-    const meta = metadataRecord(state);
-    return {
-      token_address: token,
-      pool_address: main.pool_address,
-      symbol: meta.symbol,
-      name: meta.name,
-      image_url: meta.image_url,
-      // SERVICE.md 2.2 types the USD fields as numbers; a USD value not known (a quote
-      // without a USD price) is null, never 0, and the item is left out of a sort by it.
-      market_cap_quote: snapshot.market_cap_quote,
-      market_cap_usd: snapshot.market_cap_usd,
-      ath_market_cap_quote: totals.ath_market_cap_quote,
-      ath_market_cap_usd: totals.ath_market_cap_usd,
-      liquidity_quote: snapshot.liquidity_quote,
-      liquidity_usd: snapshot.liquidity_usd,
-      volume_quote: figures ? figures.volumeQuote : totals.volume_quote,
-      volume_usd: figures ? figures.volumeUsd : volumeUsd(totals.trade_count, totals.volume_usd),
-      trader_count: totals.trader_count,
-      buy_count: figures ? figures.buys : totals.buy_count,
-      sell_count: figures ? figures.sells : totals.sell_count,
-      socials: meta.socials,
-      dex: info.dex,
-      pool_type: info.pool_type,
-      bonding_curve_progress_pct: info.pool_type === 'bonding_curve' ? snapshot.bonding_curve_progress_pct : null,
-      migrated: state.migrated,
-      created_at: info.created_at,
-    };
-  }
 }
-
-/** A USD volume: 0 without trades, null when there were trades and none had a USD value. */
-const volumeUsd = (trades: number, usd: number | null) => (trades === 0 ? 0 : usd);
-
-/**
- * A token's search figures over its `traded` pools and `window` (read at `now`):
- * volumes, buy and sell counts. Quote units are `quote`'s: only the pools in that quote
- * asset count in volumeQuote; the USD volume counts them all (null when the window had
- * trades and none had a USD value).
- */
-function windowFigures(traded: readonly PoolState[], quote: string, window: SearchWindow, now: number) {
-  const f = { volumeQuote: 0, volumeUsd: null as number | null, buys: 0, sells: 0 };
-  for (const p of traded) {
-    const windowed = p.windows.read(now);
-    const i = windowed.t.indexOf(window);
-    if (i < 0) continue;
-    if (p.info!.quote_address === quote) f.volumeQuote += windowed.v[i]![0] ?? 0;
-    const usd = windowed.v[i]![1];
-    if (usd !== null) f.volumeUsd = (f.volumeUsd ?? 0) + usd;
-    f.buys += windowed.bc[i]!;
-    f.sells += windowed.sc[i]!;
-  }
-  f.volumeUsd = volumeUsd(f.buys + f.sells, f.volumeUsd);
-  return f;
-}
-
-export type SearchItem = NonNullable<ReturnType<ResearchFeed['searchItem']>>;
-/** A pool list item (MarketQuery.poolListItem): the pool object, its base token's names, snapshot, all-time volume. */
-export type PoolItem = NonNullable<ReturnType<MarketQuery['poolListItem']>>;

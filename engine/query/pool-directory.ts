@@ -1,4 +1,4 @@
-import type { PoolRecord } from '../search/research-store.ts';
+import type { PoolRecord } from './research-store.ts';
 
 /**
  * The pool list behind GET /v1/pools (DECISIONS.md route 12): pools by base token,
