@@ -23,6 +23,6 @@ export {
   type SearchWindow,
   type WindowName,
 } from './intervals.ts';
-export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
+export { BURN_ADDRESS, KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
 export * from './candles.ts';
 export { CandleRows } from './candle-rows.ts';
