@@ -28,6 +28,8 @@ export interface Query {
   market?: import('./market/market-query.ts').MarketQuery;
   /** Token search and the pool list (absent in transport-only tests). */
   research?: import('./market/research-feed.ts').ResearchFeed;
+  /** Holders, bonding curves and deployed tokens (absent in transport-only tests). */
+  holders?: import('./query/holders.ts').HoldersQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

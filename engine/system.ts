@@ -9,6 +9,7 @@ import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
 import { MarketQuery } from './market/market-query.ts';
 import { ResearchFeed } from './market/research-feed.ts';
+import { HoldersQuery } from './query/holders.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -527,9 +528,11 @@ export class Engine {
   private createQuery(): Query {
     const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots, { storage: this.storage, recent: this.recentWallets });
     const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
+    const research = new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) });
     return {
       market,
-      research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
+      research,
+      holders: new HoldersQuery({ tokens: this.tokens, pools: this.pools, quotePrices: this.quotePrices, labels: this.labels }, market, research.creators, this.config.market.sniperSlots),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

@@ -6,6 +6,7 @@ import { metadataRecord, type TokenState } from '../../actors/token/token.logic.
 import type { Storage } from '../../storage/lmdb.ts';
 import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
+import { CreatorIndex } from '../search/creator-index.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from '../search/research-store.ts';
 import type { SearchPosition, SearchQuery } from '../search/token-index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
@@ -70,6 +71,8 @@ const REFRESH_SLICE_MS = 5;
 export class ResearchFeed {
   readonly tokens = new TokenSearchFeed();
   readonly pools = new PoolDirectory();
+  /** Tokens by creator (GET /v1/wallets/{wallet}/deployed_tokens), in LMDB. */
+  readonly creators: CreatorIndex;
   private readonly store: ResearchStore;
   /** Pool → the tokens whose records depend on it (base; quote when a token). */
   private readonly poolTokens = new Map<string, string[]>();
@@ -88,6 +91,7 @@ export class ResearchFeed {
 
   constructor(private readonly deps: ResearchFeedDeps) {
     this.store = new ResearchStore(deps.storage, deps.log);
+    this.creators = new CreatorIndex(deps.storage, (token) => creatorOf(deps.hosts.tokens.get(token) as TokenState | undefined), deps.log);
     this.load();
   }
 
@@ -136,6 +140,7 @@ export class ResearchFeed {
         break;
       case 'token':
         this.dirtyTokens.add(e.token_address);
+        if (e.creator_address !== undefined) this.creators.touch(e.token_address);
         break;
       case 'migration':
         this.dirtyTokens.add(e.token_address);
@@ -186,7 +191,7 @@ export class ResearchFeed {
 
   /** Recomputes dirty records until done or past `deadline` (performance.now()); true when none is left. */
   refresh(deadline = Infinity): boolean {
-    return this.refreshPools(deadline) && this.refreshTokens(deadline);
+    return this.refreshPools(deadline) && this.refreshTokens(deadline) && this.creators.refresh(deadline);
   }
 
   private refreshPools(deadline = Infinity): boolean {
@@ -431,6 +436,13 @@ export class ResearchFeed {
       created_at: info.created_at,
     };
   }
+}
+
+/** The token's creator and the time of the event that named it (creator-index.ts), or null. */
+function creatorOf(state: TokenState | undefined): { creator: string; at: number } | null {
+  const creator = state?.fields.creator_address;
+  const version = state?.versions.creator_address;
+  return typeof creator === 'string' && version ? { creator, at: version[1] } : null;
 }
 
 /** A USD volume: 0 without trades, null when there were trades and none had a USD value. */
