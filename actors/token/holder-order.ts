@@ -1,4 +1,5 @@
 import sortedBtree from 'sorted-btree';
+import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
 import { HOLDER_LOG_MAX } from '../../engine/bounds.ts';
 
 /**
@@ -7,11 +8,17 @@ import { HOLDER_LOG_MAX } from '../../engine/bounds.ts';
  * and the log of recent balance changes that makes a walk over pages show each holder
  * at most once while balances change.
  *
- * The order is a B+ tree (sorted-btree) of the holdings themselves (balance above 0),
- * made on the first list read of a token, O(holders × log holders) once, and kept up
- * to date from then on: a balance change is one delete and one insert, O(log holders).
- * It is not in the snapshot: a passivated or restarted token makes it again on its
- * next read, and a token nobody lists pays nothing for it.
+ * The order is a B+ tree (sorted-btree) of the holdings (balance above 0), each placed
+ * at its balance then, made on a token's first list read (a sort, then a bulk load:
+ * O(holders × log holders)). A balance change costs the token a Map insertion and a
+ * log entry; the next read moves the holdings changed since (a delete and an insert
+ * each, O(log holders)), or makes the tree again when more than a quarter moved. So a
+ * read costs O(min(changes since the last read, holders) × log holders) on top of its
+ * page. The order is not in the snapshot: a passivated or restarted token makes it
+ * again on its next read, and a token nobody lists pays nothing for it. Holders drops
+ * an order no read used for as many changes as it has holders (and at least
+ * HOLDER_LOG_MAX): its memory goes back, and the next read makes it again for about
+ * what moving that many holdings would have cost.
  *
  * A walk: the first page is read at the holders' change count S0 (every balance change
  * counts one); a page ends at a position P (balance, wallet: the last holding it looked
@@ -28,10 +35,9 @@ import { HOLDER_LOG_MAX } from '../../engine/bounds.ts';
  * the walk may be left out of it.
  */
 
-type BTreeClass = typeof sortedBtree.default;
-// Node's ESM loader gives a CommonJS module's exports object as its default import,
-// vite (vitest) that object's `default`: the class either way.
-const BTree: BTreeClass = (sortedBtree as { default?: BTreeClass }).default ?? (sortedBtree as unknown as BTreeClass);
+type BTree<K, V> = InstanceType<typeof sortedBtree.default<K, V>>;
+/** Keys per node: sorted-btree's own default. */
+const NODE_SIZE = 32;
 
 /** What the order sorts: a holding, by balance (raw units) then wallet. */
 export interface Ranked {
@@ -50,37 +56,68 @@ export interface HolderPosition {
   wallet: string;
 }
 
+/** A holding where the order placed it: its balance then (the tree's key must not change while in it). */
+interface Placed<H> {
+  readonly balance: number;
+  readonly wallet: string;
+  readonly h: H;
+}
+
 export class HolderOrder<H extends Ranked> {
-  private readonly tree;
+  private tree: BTree<Placed<H>, undefined>;
+  /** Holdings changed since the tree was last brought up to date, with the balance each is placed at (0: not in it). */
+  private readonly moved = new Map<H, number>();
   private readonly logWallets: string[] = [];
   private readonly logBefore = new Float64Array(HOLDER_LOG_MAX);
-
-  /** `holdings`: every holding with a balance above 0; `changes`: the holders' change count now. */
-  constructor(holdings: Iterable<H>, private changes: number) {
-    this.tree = new BTree<H, undefined>(undefined, compareRanked);
-    for (const h of holdings) this.tree.set(h, undefined);
-    this.from = changes;
-  }
-
   /** The change count when the order was made: the log holds every change after it (up to HOLDER_LOG_MAX of them). */
   private readonly from: number;
 
+  /**
+   * `holdings()`: every holding with a balance above 0, in a new array (read again when
+   * so many moved that making the tree again is cheaper); `changes`: the holders' change
+   * count now.
+   */
+  constructor(private readonly holdings: () => H[], private changes: number) {
+    this.tree = build(holdings());
+    this.from = changes;
+  }
+
+  /** Holdings in the order, brought up to date. */
   get size(): number {
+    this.settle();
     return this.tree.size;
   }
 
-  /** Before a holding's balance changes (it must still have its old balance). */
-  remove(h: H): void {
-    if (h.balance > 0) this.tree.delete(h);
-  }
-
-  /** After the change: the holding with its new balance, its balance before, and the change's number. */
-  add(h: H, before: number, change: number): void {
-    if (h.balance > 0) this.tree.set(h, undefined);
+  /**
+   * A holding's balance changed (it holds its new balance now; `before` is the old one,
+   * `change` the change's number). Logged; the tree follows at the next read (settle).
+   */
+  changed(h: H, before: number, change: number): void {
+    if (!this.moved.has(h)) this.moved.set(h, before);
     this.changes = change;
     const i = (change - this.from - 1) % HOLDER_LOG_MAX;
     this.logWallets[i] = h.wallet;
     this.logBefore[i] = before;
+  }
+
+  /**
+   * Brings the tree up to date: each holding moved since the last read out of its old
+   * place and into its new one (a delete and an insert, O(log n) each), or the tree
+   * made again when more than a quarter of it moved. So a balance event costs a Map
+   * insertion, and a read O(min(moved, n) × log n).
+   */
+  private settle(): void {
+    const moved = this.moved;
+    if (moved.size === 0) return;
+    if (moved.size > this.tree.size / 4) {
+      this.tree = build(this.holdings());
+    } else {
+      for (const [h, placed] of moved) {
+        if (placed > 0) this.tree.delete({ balance: placed, wallet: h.wallet, h });
+        if (h.balance > 0) this.tree.set({ balance: h.balance, wallet: h.wallet, h }, undefined);
+      }
+    }
+    moved.clear();
   }
 
   /**
@@ -102,14 +139,17 @@ export class HolderOrder<H extends Ranked> {
 
   /** The holdings in list order, strictly after `after` (from the first without it). */
   *after(after: HolderPosition | undefined): Generator<H> {
-    if (after === undefined) {
-      yield* this.tree.keys();
-      return;
-    }
-    // entries(low) starts at the first key >= low: the position's own holding, if it is still there, is skipped.
-    const probe = after as unknown as H;
-    for (const h of this.tree.keys(probe)) {
-      if (compareRanked(h, after) > 0) yield h;
+    this.settle();
+    // keys(low) starts at the first key >= low: the position itself, if a holding is still there, is skipped.
+    const probe = after === undefined ? undefined : { balance: after.balance, wallet: after.wallet, h: undefined as unknown as H };
+    for (const placed of this.tree.keys(probe)) {
+      if (after === undefined || compareRanked(placed, after) > 0) yield placed.h;
     }
   }
+}
+
+/** A tree of `holdings` in list order: a sort, then a bulk load (O(n) past the sort). */
+function build<H extends Ranked>(holdings: H[]): BTree<Placed<H>, undefined> {
+  const placed = holdings.map((h): Placed<H> => ({ balance: h.balance, wallet: h.wallet, h })).sort(compareRanked);
+  return bulkLoad<Placed<H>, undefined>(placed, new Array<undefined>(placed.length), NODE_SIZE, compareRanked);
 }

@@ -1,4 +1,4 @@
-import { PRUNE_MIN } from '../../engine/bounds.ts';
+import { HOLDER_LOG_MAX, PRUNE_MIN } from '../../engine/bounds.ts';
 import { HolderOrder } from './holder-order.ts';
 /**
  * The holders of one token, from its `balance` events (INGEST.md: identity
@@ -102,6 +102,8 @@ export class Holders {
   private changes = 0;
   /** The holders in list order, while reads use it (holder-order.ts); not persisted. */
   private order: HolderOrder<Holding> | null = null;
+  /** The change count at the order's last read: an order unread for long is dropped (holder-order.ts). */
+  private orderReadAt = 0;
   private cached: { version: number; creator: string | null; launchSlot: number | null; sniperSlots: number; exclude: readonly string[]; stats: HolderStats; heldRaw: number } | null = null;
 
   constructor(wallets = new Map<string, Holding>()) {
@@ -142,12 +144,20 @@ export class Holders {
    * use (O(n log n)) and kept up to date by `apply` from then on (holder-order.ts).
    */
   ordered(): HolderOrder<Holding> {
-    if (this.order === null) {
-      const holding: Holding[] = [];
-      for (const h of this.wallets.values()) if (h.balance > 0) holding.push(h);
-      this.order = new HolderOrder(holding, this.changes);
-    }
+    this.order ??= new HolderOrder(() => this.holdingList(), this.changes);
+    this.orderReadAt = this.changes;
     return this.order;
+  }
+
+  private holdingList(): Holding[] {
+    const holding: Holding[] = [];
+    for (const h of this.wallets.values()) if (h.balance > 0) holding.push(h);
+    return holding;
+  }
+
+  /** Whether the holder order is kept (tests, metrics). */
+  get hasOrder(): boolean {
+    return this.order !== null;
   }
 
   /**
@@ -166,7 +176,7 @@ export class Holders {
       this.wallets.set(wallet, created);
       if (held) {
         this.holding++;
-        this.order?.add(created, 0, this.changes);
+        this.order?.changed(created, 0, this.changes);
       } else this.zeros++;
       this.version++;
     } else {
@@ -186,10 +196,12 @@ export class Holders {
         if (h.balance !== balance) {
           changed = true;
           const before = h.balance;
-          this.order?.remove(h);
           h.balance = balance;
           h.changed = ++this.changes;
-          this.order?.add(h, before, this.changes);
+          if (this.order !== null) {
+            this.order.changed(h, before, this.changes);
+            if (this.changes - this.orderReadAt > Math.max(HOLDER_LOG_MAX, this.holding)) this.order = null;
+          }
         }
         h.slot = slot;
       }

@@ -112,6 +112,34 @@ describe('holder order', () => {
   });
 });
 
+describe('holder order upkeep', () => {
+  it('moves only what changed at the next read, and drops an order no read used for as many changes as it has holders (at least HOLDER_LOG_MAX)', () => {
+    const random = rng(77);
+    const wallets = Array.from({ length: 100 }, () => base58(random, 44));
+    const holders = new Holders();
+    let slot = 1;
+    for (const w of wallets) holders.apply(w, String(1 + Math.floor(random() * 1e6)), slot++, -1);
+    holders.ordered();
+    // Fewer changes than that: kept, and right at the next read.
+    for (let i = 0; i < HOLDER_LOG_MAX; i++) holders.apply(wallets[i % 100]!, String(1 + Math.floor(random() * 1e6)), slot++, -1);
+    expect(holders.hasOrder).toBe(true);
+    const expected = () => {
+      const all = new Holders();
+      for (const w of wallets) {
+        const b = holders.balanceOf(w);
+        if (b > 0) all.apply(w, String(b), 1, -1);
+      }
+      return [...all.ordered().after(undefined)].map((h) => h.wallet);
+    };
+    expect([...holders.ordered().after(undefined)].map((h) => h.wallet)).toEqual(expected());
+    // One more than that since the read: dropped; the next read makes it again.
+    for (let i = 0; i <= HOLDER_LOG_MAX; i++) holders.apply(wallets[i % 100]!, String(1 + Math.floor(random() * 1e6)), slot++, -1);
+    expect(holders.hasOrder).toBe(false);
+    expect([...holders.ordered().after(undefined)].map((h) => h.wallet)).toEqual(expected());
+    expect(holders.hasOrder).toBe(true);
+  });
+});
+
 describe('holder snapshot formats', () => {
   it('keeps first_seen_at (the earliest holding balance, whatever the arrival order) and change numbers across a snapshot', () => {
     const holders = new Holders();
