@@ -26,6 +26,7 @@ const CURVE2 = base58(r, 44);
 const T3 = base58(r, 44);
 const T4 = base58(r, 44);
 const NOBODY = base58(r, 44);
+const NONE = base58(r, 44);
 const T0 = 1_767_225_600_000;
 const SOL_USD = 150;
 /** Whole tokens → raw (6 decimals). */
@@ -59,6 +60,7 @@ const HOLDERS = new Map<string, number>([
 const EVENTS = [
   { type: 'quote_price', quote_address: WSOL, price_usd: SOL_USD, at: T0 },
   { type: 'token', token_address: MINT, decimals: 6, supply_raw: raw(1e9), symbol: 'HOLD', name: 'Holders', creator_address: DEV, slot: 100, at: T0 },
+  { type: 'token', token_address: NONE, decimals: 6, supply_raw: raw(1e9), symbol: 'NONE', slot: 100, at: T0 },
   { type: 'pool', pool_address: CURVE, base_address: MINT, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0, curve_initial_real_base_raw: raw(793_100_000), slot: 100 },
   swap(CURVE, 101, {
     base_amount_raw: raw(35_000_000), quote_amount_raw: '1000000000', base_reserve_raw: raw(1e9), quote_reserve_raw: String(100_000 * 1e9),
@@ -229,6 +231,28 @@ describe('holder list (route 4)', () => {
     expect((await data(`/v1/tokens/${MINT}/holders?limit=3`, starter)).data).toHaveLength(3);
   });
 
+  it('looks at 10,000 holdings a page at most: a rare label ends pages early, with has_more, and the walk goes on', async () => {
+    const MANY = base58(r, 44);
+    const RARE = base58(r, 44);
+    await ingest({ type: 'token', token_address: MANY, decimals: 0, supply_raw: '100000000', symbol: 'MANY', slot: 5_000, at: atOf(5_000) });
+    const holders = Array.from({ length: 10_050 }, (_, i) => base58(rng(70_000 + i), 44));
+    await Promise.all(holders.map((w, i) => engine.ingest({ type: 'balance', token_address: MANY, wallet_address: w, balance_raw: String(20_000 - i), slot: 5_001 + i, at: atOf(5_001 + i) })));
+    await ingest(
+      { type: 'balance', token_address: MANY, wallet_address: RARE, balance_raw: '1', slot: 20_000, at: atOf(20_000) },
+      { type: 'label', wallet_address: RARE, label: 'rare', action: 'add', at: T0 },
+    );
+    const first = await data(`/v1/tokens/${MANY}/holders?label=rare`);
+    expect(first.data).toEqual([]);
+    expect(first.pagination.has_more).toBe(true);
+    const second = await data(`/v1/tokens/${MANY}/holders?label=rare&cursor=${encodeURIComponent(first.pagination.next_cursor)}`);
+    expect(second.data.map((h: any) => h.wallet_address)).toEqual([RARE]);
+    expect(second.pagination).toEqual({ next_cursor: null, has_more: false });
+    // Before its first balance a token's holder fields are null.
+    const none = (await data(`/v1/tokens/${NONE}/holders/stats`)).data;
+    expect(none).toMatchObject({ holder_count: null, top10_pct: null, distribution: null, supply_pct_by_rank: null });
+    expect((await data(`/v1/tokens/${NONE}/holders`)).data).toEqual([]);
+  });
+
   it('answers 400 naming the parameter, and 404 for an unknown token', async () => {
     const cases: Array<[string, string]> = [
       ['/v1/tokens/not-an-address/holders', 'token_address'],
@@ -334,7 +358,7 @@ describe('bonding curve (route 6) and deployed tokens (route 27)', () => {
     await storage.env.openDB({ name: 'creators' }).drop();
     await storage.close();
     await open();
-    expect(engine.query.research!.creators.waiting).toBe(4); // MINT, T2, T3, T4
+    expect(engine.query.research!.creators.waiting).toBe(6); // MINT, NONE, MANY, T2, T3, T4
     await check();
     expect(engine.query.research!.creators.waiting).toBe(0);
   });
