@@ -14,7 +14,8 @@ import type { Storage } from '../../storage/lmdb.ts';
  *   reverse range lists newest first;
  * - `k:<token>` → its `c:` key, to remove it when the creator changes;
  * - `creators_version`: written once every token with a snapshot has been indexed (a
- *   data directory from before this index is indexed once, from the actors).
+ *   data directory from before this index is indexed once, from the actors, in the
+ *   research timer's slices; until that is done a list may miss tokens).
  *
  * What keeps it right: the engine marks a token when an applied `token` event carries
  * `creator_address` (`touch`, replay after a checkpoint included), and `refresh` reads
@@ -34,6 +35,8 @@ export interface CreatedToken {
 /** Where a page of a creator's tokens ended (its last key): the next page is what sorts before it. */
 export type CreatorPosition = string;
 
+/** What a read spends indexing an older directory's tokens (the research timer does the rest). */
+const REBUILD_SLICE_MS = 20;
 const VERSION_KEY = 'creators_version';
 const VERSION = 1;
 const TIME_DIGITS = 16;
@@ -93,7 +96,9 @@ export class CreatorIndex {
    * `limit`, after `after`; `next` is the last one's position when more may follow.
    */
   list(creator: string, limit: number, after?: CreatorPosition): { items: CreatedToken[]; next: CreatorPosition | null } {
-    this.refresh();
+    // Indexing a whole older directory is left to the research timer's slices: a read
+    // takes a slice of it, and may miss what is not indexed yet.
+    this.refresh(this.rebuilding ? performance.now() + REBUILD_SLICE_MS : Infinity);
     const prefix = `c:${creator}:`;
     // A reverse range runs from `start` (exclusive of nothing above it) down to `end`.
     const start = after ?? `${prefix.slice(0, -1)};`;

@@ -320,7 +320,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/v1/wallets/:wallet_address/deployed_tokens': {
     tag: 'wallet',
     summary: 'Tokens deployed by the wallet',
-    description: 'Tokens whose creator_address is the wallet, newest first (created_at: the time of the token event that named the creator; ties by token_address descending), each with its main pool, market cap (the main pool\'s spot price × supply, in its quote asset and in USD through that quote\'s USD price, as search items have it; null without a pool) and migrated flag. A wallet that created none has an empty list, not a 404. Read from an index of tokens by creator (one range read per page); the cursor is bound to wallet_address.',
+    description: 'Tokens whose creator_address is the wallet, newest first (created_at: the time of the token event that named the creator; ties by token_address descending), each with its main pool, market cap (the main pool\'s spot price × supply, in its quote asset and in USD through that quote\'s USD price, as search items have it; null without a pool) and migrated flag. A wallet that created none has an empty list, not a 404. Read from an index of tokens by creator (one range read per page); a data directory from before that index is indexed once after start, in the background, and lists may miss tokens until that is done. The cursor is bound to wallet_address.',
     data: arr(ref('DeployedToken')),
     paged: true,
   },
