@@ -16,6 +16,7 @@ export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, t
 export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from './pool/usd-price.ts';
 export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './pool/candle-series.ts';
 export { countCandleChanges, takeCandleChanges, type CandleTaking } from './pool/pool.actor.ts';
-export { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
-export { DEFAULT_SNIPER_SLOTS } from './token/holders.ts';
+export { heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
+export type { HolderPosition } from './token/holder-order.ts';
+export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/holders.ts';
 export { activeLabels, type WalletLabelsState } from './labels/labels.actor.ts';

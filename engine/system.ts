@@ -13,7 +13,7 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
@@ -539,14 +539,18 @@ export class Engine {
     const state = new MarketState({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock });
     const sniperSlots = this.config.market.sniperSlots;
     const pools = new PoolsQuery({ state, sniperSlots });
+    const tokens = new TokensQuery({ state, sniperSlots });
+    const research = new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) });
+    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels };
     return {
       market: {
         pools,
-        tokens: new TokensQuery({ state, sniperSlots }),
+        tokens,
         trades: new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets }),
         candles: new CandlesQuery({ state, history: this.publisher.history }),
       },
-      research: new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) }),
+      research,
+      holders: new HoldersQuery({ hosts, state, tokens, pools, creators: research.creators, sniperSlots }),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

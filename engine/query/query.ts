@@ -1,6 +1,7 @@
 import type { CandlesQuery } from './candles.ts';
 import type { PoolsQuery } from './pools.ts';
 import type { ResearchFeed } from './search.ts';
+import type { HoldersQuery } from './holders.ts';
 import type { TokensQuery } from './tokens.ts';
 import type { TradesQuery } from './trades.ts';
 
@@ -46,6 +47,8 @@ export interface Query {
   market?: MarketReads;
   /** Token search and the pool list (absent in a server started without an engine: 503). */
   research?: ResearchFeed;
+  /** Holders, bonding curves and deployed tokens (absent in a server started without an engine: 503). */
+  holders?: HoldersQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -1,8 +1,9 @@
 import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL } from '../model/index.ts';
 import type { Logger } from 'pino';
-import { liquidityQuote, metadataRecord, spotPrice } from '../../actors/index.ts';
+import { liquidityQuote, metadataRecord, spotPrice, type TokenState } from '../../actors/index.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import type { IngestEvent } from '../ingest/events.ts';
+import { CreatorIndex } from './creator-index.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
 import type { SearchPosition, SearchQuery } from './search-index.ts';
 import type { MarketState } from './state.ts';
@@ -70,6 +71,8 @@ const REFRESH_SLICE_MS = 5;
 export class ResearchFeed {
   readonly tokens = new TokenSearchFeed();
   readonly pools = new PoolDirectory();
+  /** Tokens by creator (GET /v1/wallets/{wallet}/deployed_tokens), in LMDB. */
+  readonly creators: CreatorIndex;
   private readonly store: ResearchStore;
   /** Pool → the tokens whose records depend on it (base; quote when a token). */
   private readonly poolTokens = new Map<string, string[]>();
@@ -88,6 +91,7 @@ export class ResearchFeed {
 
   constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
+    this.creators = new CreatorIndex(deps.storage, (token) => creatorOf(deps.state.token(token)), deps.log);
     this.load();
   }
 
@@ -136,6 +140,7 @@ export class ResearchFeed {
         break;
       case 'token':
         this.dirtyTokens.add(e.token_address);
+        if (e.creator_address !== undefined) this.creators.touch(e.token_address);
         break;
       case 'migration':
         this.dirtyTokens.add(e.token_address);
@@ -186,7 +191,7 @@ export class ResearchFeed {
 
   /** Recomputes dirty records until done or past `deadline` (performance.now()); true when none is left. */
   refresh(deadline = Infinity): boolean {
-    return this.refreshPools(deadline) && this.refreshTokens(deadline);
+    return this.refreshPools(deadline) && this.refreshTokens(deadline) && this.creators.refresh(deadline);
   }
 
   private refreshPools(deadline = Infinity): boolean {
@@ -382,4 +387,11 @@ export class ResearchFeed {
     const items = page.pools.map((p) => pools.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
+}
+
+/** The token's creator and the time of the event that named it (creator-index.ts), or null. */
+function creatorOf(state: Readonly<TokenState> | undefined): { creator: string; at: number } | null {
+  const creator = state?.fields.creator_address;
+  const version = state?.versions.creator_address;
+  return typeof creator === 'string' && version ? { creator, at: version[1] } : null;
 }

@@ -31,8 +31,11 @@ export const HTTP_ROUTES = {
     get: '/v1/tokens/:token_address',
     pools: '/v1/tokens/:token_address/pools',
     trades: '/v1/tokens/:token_address/trades',
+    holderStats: '/v1/tokens/:token_address/holders/stats',
+    holders: '/v1/tokens/:token_address/holders',
+    bondingCurve: '/v1/tokens/:token_address/bonding_curve',
   },
-  wallets: { trades: '/v1/wallets/:wallet_address/trades' },
+  wallets: { trades: '/v1/wallets/:wallet_address/trades', deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens' },
 } as const satisfies RouteTree;
 
 type AnyRoute = (typeof ROUTES)[number];
