@@ -22,10 +22,10 @@ import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/checkpoint.
 import { ActorHost } from './supervisor/host.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
 import { NO_TOPICS, type TopicSink } from './topics.ts';
+import { Ticker } from './topics/ticker.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
-import { runUntil } from './slices.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -79,9 +79,8 @@ export class Engine {
   /** The pools each wallet traded in lately, for its trades still in memory. */
   private readonly recentWallets = new RecentWalletPools();
   readonly publisher: MarketPublisher;
-  private readonly flushMs: number;
-  private readonly flushSliceMs: number;
-  private lastFlush = 0;
+  /** The live layer's ticks on the engine clock: the publisher's flush, the research refresh (engine/topics/ticker.ts). */
+  readonly ticker: Ticker;
   /** The `--source` names this engine knows (engine/sources/index.ts). */
   readonly sources: SourceRegistry<Engine>;
   private readonly source: SourceRunner;
@@ -125,8 +124,7 @@ export class Engine {
     this.walletIndexer = new WalletIndexer(options.config.data, (message) => this.log.error({ part: 'wallet-index' }, message));
     this.trades = new TradesRepo(this.storage, () => this.walletIndexer.poke());
     this.candles = new CandlesRepo(this.storage);
-    this.flushMs = options.flushMs ?? 250;
-    this.flushSliceMs = options.flushSliceMs ?? 5;
+    this.ticker = new Ticker({ clock: this.clock, sliceMs: options.flushSliceMs ?? 5, log: this.log.child({ part: 'ticker' }) });
     this.source = new SourceRunner(this.gate, this.log);
     this.sources = new SourceRegistry<Engine>({ config: this.config, log: this.log }, this, options.sources);
     this.publisher = new MarketPublisher({
@@ -162,6 +160,7 @@ export class Engine {
     this.events$ = this.stamped.asObservable();
     this.query = this.createQuery();
     this.research = this.query.research!;
+    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
     this.checkpointer = new Checkpointer({
       storage: this.storage,
       hosts: this.hosts,
@@ -215,10 +214,10 @@ export class Engine {
     const sliced = { sliceMs: actors.checkpointSliceMs };
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
-    this.timers.push(setInterval(() => this.flushDue(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
-    this.query.research!.start();
+    this.research.start(this.ticker);
     this.state = 'ready';
+    this.ticker.start();
   }
 
   private applyBatch(batch: CommittedBatch): void {
@@ -241,44 +240,15 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
-    // The batch's frames go out now, not after the live flush slice below.
+    // The batch's frames go out now, not after the live flush's slice below.
     sink.flush?.();
     if (events) {
       if (listening) this.notifyApplied(events);
       if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
     }
-    this.flushDue();
+    // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
+    this.ticker.advance();
   }
-
-  /**
-   * The live flush, in slices of flushSliceMs (MarketPublisher.flushPass's steps, run
-   * by runUntil as the checkpoint's are: engine/slices.ts): a pass begins once flushMs have passed since
-   * the last began, and goes on in the following event-loop turns (a setImmediate) and
-   * after each batch (under a steady stream of batches the check phase can come late,
-   * and a pass must not fall behind the trades), so that batches, commits and socket
-   * writes run between slices.
-   */
-  private flushDue(): void {
-    if (!this.publisher.flushing) {
-      if (performance.now() - this.lastFlush < this.flushMs) return;
-      this.lastFlush = performance.now();
-    }
-    this.flushSlice();
-  }
-
-  private flushSliceScheduled = false;
-  private flushSlice(): void {
-    // Stopping: stop() flushes what is left in one go, before storage closes.
-    if (this.state !== 'ready') return;
-    const pass = this.publisher.flushPass();
-    if (pass === null || runUntil(pass, performance.now() + this.flushSliceMs) || this.flushSliceScheduled) return;
-    this.flushSliceScheduled = true;
-    setImmediate(this.flushNextSlice);
-  }
-  private readonly flushNextSlice = (): void => {
-    this.flushSliceScheduled = false;
-    if (this.publisher.flushing) this.flushSlice();
-  };
 
   private pruning: Promise<RetentionResult> | null = null;
 
@@ -292,7 +262,6 @@ export class Engine {
 
   /** Publishes candles and pool metrics of the pools touched since the last flush (see MarketPublisher). */
   flush(): void {
-    this.lastFlush = performance.now();
     this.publisher.flush();
   }
 
@@ -337,6 +306,8 @@ export class Engine {
     const at = timeOf(event);
     if (at > this.latestAt) this.latestAt = at;
     this.clock.observe(at);
+    // Ticks the event's time reached run before it, under a clock that moves with events.
+    this.ticker.observe();
     for (const host of this.hosts) host.deliver(event, seq);
     this.appliedSeq = seq;
     // The research read models (token search, pool list) follow every applied event, replay included.
@@ -371,6 +342,7 @@ export class Engine {
   /** Stops the source, makes everything durable, snapshots all actors and closes storage. */
   async stop(): Promise<void> {
     this.state = 'stopping';
+    this.ticker.stop();
     await this.source.stop();
     for (const timer of this.timers) clearInterval(timer);
     await this.pruning?.catch(() => {});
