@@ -87,6 +87,22 @@ describe('the ticker on the simulated clock', () => {
     expect(runs.map((r) => r.steps)).toEqual([5, 5]);
   });
 
+  it('under the wall clock ticks after batches and on its timer only, not as each event is applied', () => {
+    // The wall clock's kind, moved by hand.
+    const clock = new SimulatedClock(0);
+    const wall = { kind: 'wall' as const, now: () => clock.now(), observe: () => {} };
+    const t = new Ticker({ clock: wall, sliceMs: 0, log: silentLogger() });
+    const ticks: number[] = [];
+    t.every('a', 250, (at) => void ticks.push(at));
+    t.start();
+    clock.set(600);
+    t.observe();
+    expect(ticks).toEqual([]);
+    t.advance();
+    expect(ticks).toEqual([500]);
+    t.stop();
+  });
+
   it('logs a tick that throws and goes on ticking; a stopped subscription ticks no more', () => {
     const clock = new SimulatedClock(0);
     const errors: unknown[] = [];
