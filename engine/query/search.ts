@@ -9,6 +9,7 @@ import type { SearchPosition, SearchQuery } from './search-index.ts';
 import type { MarketState } from './state.ts';
 import type { PoolItem, PoolsQuery } from './pools.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-directory.ts';
+import type { Tick, Ticker } from '../topics/index.ts';
 import { tokenTotals, tradedPools } from './views.ts';
 import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
@@ -19,9 +20,9 @@ import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
  *
  * Flow: `onEvent` (every applied event, start-up replay included) marks the pools
  * and tokens an event touches as dirty: a few Set insertions per event, nothing else
- * on the ingest path. `refresh` recomputes dirty records from actor state: on a
- * timer, a bounded slice of time per tick, and fully before every query and every
- * checkpoint. A record is a function of the actors' state only (see
+ * on the ingest path. `refresh` recomputes dirty records from actor state: on the
+ * engine's ticker (engine/topics/ticker.ts), a bounded slice of time per tick, and
+ * fully before every query and every checkpoint. A record is a function of the actors' state only (see
  * research-store.ts), so when and in what order records are refreshed never shows in
  * an answer: the same events give the same responses byte for byte.
  *
@@ -61,9 +62,15 @@ export interface ResearchPage<T, P> {
 }
 
 /**
- * How often the timer refreshes dirty records, and the time it may take per tick: 20 ms
- * a second, in slices no longer than the live flush's and the checkpoint's (one slice
- * of 20 ms a second held every stream frame behind it).
+ * How often the engine's ticker refreshes dirty records (on the engine clock), and the
+ * time it may take per tick: one slice no longer than the live flush's and the
+ * checkpoint's (one slice of 20 ms a second held every stream frame behind it); what
+ * is left waits for the next tick, a query or the checkpoint. A tick refreshes only
+ * when REFRESH_INTERVAL_MS of wall time have passed since the last did too: a replay
+ * under the event clock ticks every 250 ms of event time, hundreds of times a wall
+ * second, and refreshed the records it touches again at each (an hour of the
+ * simulator replayed 2.3 times slower). When records are refreshed never shows in an
+ * answer (see the file comment).
  */
 const REFRESH_INTERVAL_MS = 250;
 const REFRESH_SLICE_MS = 5;
@@ -87,7 +94,9 @@ export class ResearchFeed {
    * its price (actors/pool/usd-price.ts), so whatever touches it touches them.
    */
   private readonly quotedIn = new Map<string, string[]>();
-  private timer: NodeJS.Timeout | null = null;
+  private tick: Tick | null = null;
+  /** When (performance.now()) a tick last refreshed. */
+  private refreshedAt = -Infinity;
 
   constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
@@ -167,21 +176,21 @@ export class ResearchFeed {
     }
   }
 
-  /** Starts the refresh timer (after the start-up replay). */
-  start(): void {
-    this.timer ??= setInterval(() => {
-      try {
-        this.refresh(performance.now() + REFRESH_SLICE_MS);
-      } catch (err) {
-        // A read that fails here fails again before the next query, which answers 5000.
-        this.deps.log.error({ err }, 'research refresh failed');
-      }
-    }, REFRESH_INTERVAL_MS).unref();
+  /** Refreshes on the engine's ticker (after the start-up replay): a slice of REFRESH_SLICE_MS at most per tick. */
+  start(ticker: Ticker): void {
+    // A read that fails here fails again before the next query, which answers 5000; the ticker logs it.
+    this.tick ??= ticker.every('research', REFRESH_INTERVAL_MS, () => {
+      const now = performance.now();
+      if (now - this.refreshedAt < REFRESH_INTERVAL_MS) return;
+      this.refreshedAt = now;
+      this.refresh(now + REFRESH_SLICE_MS);
+    });
   }
 
+  /** No more ticks: only queries and checkpoints refresh from now on. */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.tick?.stop();
+    this.tick = null;
   }
 
   /** Dirty records still waiting for a refresh (tests, metrics). */
