@@ -140,6 +140,7 @@ export class Engine {
       deadLetter: this.gate.deadLetter.bind(this.gate),
       history: (fromSeq: number, toSeq: number) => this.gate.history(fromSeq, toSeq),
       idleMs: options.config.actors.idleMs,
+      residentMax: options.config.actors.residentMax,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
@@ -172,6 +173,8 @@ export class Engine {
       },
     };
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));
+    // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
+    this.pools.beforeEvict = (pool) => publisher.flushOne(pool);
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
@@ -214,6 +217,7 @@ export class Engine {
         replayedEvents = [];
       }
       replayed++;
+      if ((replayed & 4095) === 0) this.evictOverBound();
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
@@ -252,6 +256,7 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
+    this.evictOverBound();
     // The batch's frames go out now, not after the live flush slice below.
     sink.flush?.();
     if (events) {
@@ -290,6 +295,15 @@ export class Engine {
     this.flushSliceScheduled = false;
     if (this.publisher.flushing) this.flushSlice();
   };
+
+  /**
+   * Passivates the least recently used actors of each kind past `actors.residentMax`
+   * (ActorHost.evictOverBound): what keeps memory bounded when nothing is idle by wall
+   * time. Between two events, as the idle sweep's slices are.
+   */
+  private evictOverBound(): void {
+    for (const host of this.hosts) if (host.overBound > 0) host.evictOverBound();
+  }
 
   private pruning: Promise<RetentionResult> | null = null;
 

@@ -58,11 +58,16 @@ const SERIES = INTERVAL_NAMES.flatMap((interval) => CANDLE_MODES.flatMap((mode) 
  * - Candle changes are also recorded for resume (DECISIONS.md: at least 10 minutes)
  *   for pools whose candles someone watched in the last 10 minutes.
  */
+/** No pass under way (never added to). */
+const NONE = new Set<string>();
+
 export class MarketPublisher implements PoolOutputs {
   /** Pools touched since the last pass began, by address (their actor may be rebuilt or passivated meanwhile). */
   private touched = new Set<string>();
   /** The flush pass under way (passOver the pools touched before it began), or null. */
   private pass: Generator<void> | null = null;
+  /** The pools of the pass under way (empty between passes). */
+  private passing: Set<string> = NONE;
   /** Pools whose metrics changed without a trade (their token's holders), since the last flush. */
   private metricsTouched = new Set<string>();
   private readonly watches = new Map<string, PoolWatch>();
@@ -129,6 +134,23 @@ export class MarketPublisher implements PoolOutputs {
     for (let pass = this.flushPass(); pass !== null; pass = this.flushPass()) while (!pass.next().done);
   }
 
+  /**
+   * Flushes one pool now if a flush has yet to take its changes (touched, in the pass
+   * under way, or its metrics due), and takes it out of that flush: the actor host calls
+   * this before passivating the pool past its bound (ActorHost.beforeEvict), where the
+   * flush would otherwise activate it again at once. A pass under way skips it (a Set's
+   * iteration skips what is deleted before it is reached).
+   */
+  flushOne(pool: string): void {
+    const touched = this.touched.delete(pool);
+    const passing = this.passing.delete(pool);
+    const metrics = this.metricsTouched.delete(pool);
+    if (!touched && !passing && !metrics) return;
+    const sink = this.deps.sink();
+    if (touched || passing) this.flushPool(pool, sink, this.deps.now());
+    else this.publishMetrics(pool, sink);
+  }
+
   /** Whether a flush pass has pools left. */
   get flushing(): boolean {
     return this.pass !== null;
@@ -152,6 +174,7 @@ export class MarketPublisher implements PoolOutputs {
     }
     if (this.pass === null && this.touched.size > 0) {
       this.pass = this.passOver(this.touched);
+      this.passing = this.touched;
       this.touched = new Set();
     }
     return this.pass;
@@ -174,6 +197,7 @@ export class MarketPublisher implements PoolOutputs {
     } finally {
       // Also when a pool's flush threw: the pass ends there, the next begins afresh.
       this.pass = null;
+      this.passing = NONE;
     }
     this.history.trim(now - RESUME_HISTORY_MS);
     if (this.watches.size > 2 * touched.size + 1_000) {
