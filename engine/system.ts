@@ -429,7 +429,8 @@ export class Engine {
   }
 
   /**
-   * Snapshots and drops actors unused for `actors.idleMs` at `now`. By default all in
+   * Snapshots and drops actors unused for `actors.idleMs` at `now`, and first the least
+   * recently used past `actors.residentMax` (evictOverBound). By default all in
    * the caller's turn; with `sliceMs` (the engine's sweep timer), in turns like a sliced
    * checkpoint, one such sweep at a time. Resolves with the count.
    */
@@ -441,6 +442,8 @@ export class Engine {
   }
 
   private async passivateNow(now: number, sliceMs: number): Promise<number> {
+    // Reads (HTTP, the research refresh) activate actors outside batches: past the bound, the sweep evicts them too.
+    this.evictOverBound();
     const count = { passivated: 0 };
     await this.inSlices(this.passivationSteps(now, count), sliceMs);
     return count.passivated;

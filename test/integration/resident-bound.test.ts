@@ -106,6 +106,18 @@ describe('resident actors bounded by count (actors.residentMax)', () => {
     expect(unbounded.engine.pools.size).toBe(POOLS);
   });
 
+  it('evicts at the next sweep the actors reads brought back past the bound', async () => {
+    const { engine } = bounded;
+    // Every pool read over HTTP: reads activate actors outside any batch.
+    const pools = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"pool"')).map((l) => JSON.parse(l).pool_address as string);
+    for (const pool of pools.slice(0, 2 * BOUND)) expect((await bounded.get(`/v1/pools/${pool}`)).status).toBe(200);
+    expect(engine.pools.size).toBeGreaterThan(BOUND);
+    // The idle sweep (nothing idle by time here: idleMs is a minute) brings the kind back within the bound.
+    await engine.passivateIdle();
+    expect(engine.pools.size).toBeLessThanOrEqual(BOUND);
+    expect(engine.tokens.size).toBeLessThanOrEqual(BOUND);
+  });
+
   it('answers every market route with the same bytes as an unbounded engine', async () => {
     let withData = 0;
     for (const path of paths()) {
