@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
-import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/checkpoint.ts';
+import { Checkpointer, checkpointOf, evictOverBound, latestAtOf } from './supervisor/checkpoint.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
@@ -115,6 +115,7 @@ export class Engine {
       deadLetter: this.gate.deadLetter.bind(this.gate),
       router: this.router,
       idleMs: options.config.actors.idleMs,
+      residentMax: options.config.actors.residentMax,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
@@ -141,6 +142,8 @@ export class Engine {
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
+    // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
+    this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     this.router.setHosts(this.hosts);
@@ -210,6 +213,7 @@ export class Engine {
         replayedEvents = [];
       }
       replayed++;
+      if ((replayed & 4095) === 0) evictOverBound(this.hosts);
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
@@ -249,6 +253,7 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
+    evictOverBound(this.hosts);
     // The batch's frames go out now, not after the live flush's slice below.
     sink.flush?.();
     if (events) {
