@@ -102,6 +102,8 @@ describe('route 16 on a hand-built market', () => {
   it('400 naming the parameter: feed, window, limit, cursor, unknown parameters', async () => {
     const cases: Array<[string, RegExp]> = [
       ['/v1/tokens/rankings/trending', /feed/],
+      // Matches /v1/tokens/:token_address/trades segment for segment: the static 'rankings' wins (moved from routes-not-built.test.ts).
+      ['/v1/tokens/rankings/trades', /feed/],
       ['/v1/tokens/rankings/popular?window=1m', /window/],
       ['/v1/tokens/rankings/popular?limit=101', /limit/],
       ['/v1/tokens/rankings/popular?limit=0', /limit/],
@@ -231,8 +233,8 @@ describe('the rankings stream', () => {
     c.close();
   });
 
-  it('an invalid payload subscribes nothing; a rankings subscription is one watched item', async () => {
-    const c = await TestClient.connect(ws.url, { key });
+  it('an invalid payload subscribes nothing; a Starter key subscribes (rankings is not Pro-only)', async () => {
+    const c = await TestClient.connect(ws.url, { key: (await ws.key('starter')).key });
     c.subscribe('rankings', { feed: 'trending', window: '1h' });
     c.subscribe('rankings', { feed: 'popular', window: '2h' });
     expect(await c.untilPong()).toEqual([]);
