@@ -245,3 +245,41 @@ describe('the rankings stream', () => {
     c.close();
   });
 });
+
+describe('across a restart', () => {
+  it('the feed actors come back from their snapshots: the same rows, and seqs go on from where they were', async () => {
+    const d = tempDir();
+    try {
+      const open = () => createEngine({ config: testConfig(d.path) });
+      let e = await open();
+      const put = async (...events: unknown[]) => {
+        for (const x of events) expect((await e.ingest(x)).status).toBe('applied');
+      };
+      await put(
+        clockTo(T0),
+        { type: 'token', token_address: MINT[0], decimals: 6, supply_raw: '1000000000000000', symbol: 'M0', name: 'Mint 0', slot: 1, at: T0 },
+        { type: 'pool', pool_address: CURVE1, base_address: MINT[0], quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 100, curve_initial_real_base_raw: String(INITIAL), slot: 2 },
+        swap(CURVE1, T0 + 500, 'buy', '2000000', '1000000000', WALLETS[0], 85),
+        clockTo(T0 + 1_000),
+      );
+      let s = await serveEngine(e);
+      const before = await s.text('/v1/tokens/rankings/almost_bonded');
+      expect(before).toContain(`"pool_address":"${CURVE1}"`);
+      expect(e.rankings!.snapshotFrame('almost_bonded', '1h')).toContain('"seq":1');
+      s.close();
+      await e.stop();
+
+      e = await open();
+      s = await serveEngine(e);
+      expect(await s.text('/v1/tokens/rankings/almost_bonded')).toBe(before);
+      // The next batch is seq 2, not a second seq 1.
+      await put(swap(CURVE1, T0 + 1_500, 'sell', '2000000', '1000000000', WALLETS[0], 50), clockTo(T0 + 2_000));
+      expect(e.feeds!.get('almost_bonded')!.books['1h'].lastSeq).toBe(2);
+      expect((await s.get('/v1/tokens/rankings/almost_bonded')).body.data).toEqual([]);
+      s.close();
+      await e.stop();
+    } finally {
+      d.cleanup();
+    }
+  });
+});
