@@ -40,7 +40,6 @@ export interface FeedBehaviorOptions {
 }
 
 const NEW_PAIR: readonly FeedName[] = ['new_pair'];
-const ON_TRADE: readonly FeedName[] = ['almost_bonded', 'popular', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
 
 /** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
@@ -88,6 +87,8 @@ function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<
 export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBehavior<FeedState> {
   const settings = options.settings ?? FEED_DEFAULTS;
   const stockMints = options.stockMints ?? new Set<string>();
+  // stocks takes trades only when some token is a stock.
+  const onTrade: readonly FeedName[] = stockMints.size > 0 ? ['almost_bonded', 'popular', 'top_gainers', 'stocks'] : ['almost_bonded', 'popular', 'top_gainers'];
   return {
     kind: 'feed',
     takes: ['pool', 'migration', 'pool.trade', 'pool.graduated'],
@@ -97,7 +98,7 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'migration':
           return NEW_PAIR;
         case 'pool.trade':
-          return ON_TRADE;
+          return onTrade;
         case 'pool.graduated':
           return ON_GRADUATED;
         default:
@@ -123,7 +124,13 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'almost_bonded':
           if (e.type === 'pool.trade' || e.type === 'pool.graduated') {
             const s = readPool(ctx, e.pool_address);
-            if (s && s.info!.pool_type === 'bonding_curve') updateAll(state, s, now, e.type === 'pool.graduated' ? { complete: true } : undefined);
+            if (!s || s.info!.pool_type !== 'bonding_curve') return;
+            // The common case per trade, without building an input: a curve under the threshold that is not a member (the four windows agree).
+            if (e.type === 'pool.trade' && !state.books['1h'].has(e.pool_address)) {
+              const progress = curveProgress(s);
+              if (progress === null || progress < settings.almostBondedPct) return;
+            }
+            updateAll(state, s, now, e.type === 'pool.graduated' ? { complete: true } : undefined);
           }
           return;
         case 'migrated':

@@ -112,6 +112,11 @@ export class FeedBook {
     return this.pools.size;
   }
 
+  /** Whether the pool is eligible (in the window or on the bench). */
+  has(pool: string): boolean {
+    return this.pools.has(pool);
+  }
+
   /** The seq of the last batch (0 before the first). */
   get lastSeq(): number {
     return this.seq;
