@@ -25,21 +25,22 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
 export interface FeedState {
   feed: FeedName;
   books: Record<RankingWindow, FeedBook>;
-  /** popular, top_gainers, stocks: pools traded in the last 24 h, by the time of their latest trade. */
+  /** popular: pools traded in the last 24 h, by the time of their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
   traded: Map<string, number>;
 }
 
 /** What the feed behaviour needs beyond its events. */
 export interface FeedBehaviorOptions {
   settings?: Readonly<FeedSettings>;
-  /**
-   * Tokens the stocks feed lists (DECISIONS.md "Tokenized stocks": `market.stockMints`).
-   * Token `tags` are not in the ingest schema yet, so this set is the stocks feed's only source.
-   */
-  stockMints?: ReadonlySet<string>;
 }
 
 const NEW_PAIR: readonly FeedName[] = ['new_pair'];
+/**
+ * A `pool` event also reaches top_gainers and stocks, which take no trade (popular's
+ * traded pools are theirs too): it creates them, since the ticker's changes reach only
+ * actors that exist (ActorHost.update).
+ */
+const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
 
 /** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
@@ -86,15 +87,16 @@ function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<
 
 export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBehavior<FeedState> {
   const settings = options.settings ?? FEED_DEFAULTS;
-  const stockMints = options.stockMints ?? new Set<string>();
   // stocks takes trades only when some token is a stock.
-  const onTrade: readonly FeedName[] = stockMints.size > 0 ? ['almost_bonded', 'popular', 'top_gainers', 'stocks'] : ['almost_bonded', 'popular', 'top_gainers'];
+  // popular records the pools traded for top_gainers and stocks too (one delivery, not three).
+  const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
   return {
     kind: 'feed',
     takes: ['pool', 'migration', 'pool.trade', 'pool.graduated'],
     route(e: ActorEvent) {
       switch (e.type) {
         case 'pool':
+          return ON_POOL;
         case 'migration':
           return NEW_PAIR;
         case 'pool.trade':
@@ -140,11 +142,10 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
             if (s) updateAll(state, s, now, { migrated_from_pool_address: e.pool_address, migrated_at: e.at });
           }
           return;
+        case 'popular':
+          if (e.type === 'pool.trade') state.traded.set(e.pool_address, now);
+          return;
         default:
-          if (e.type === 'pool.trade') {
-            if (state.feed === 'stocks' && !stockMints.has(e.base_address)) return;
-            state.traded.set(e.pool_address, now);
-          }
       }
     },
     toSnapshot: (state) => ({
@@ -188,24 +189,27 @@ export function flushLive(state: FeedState, now: number): FeedFlush[] {
 
 /**
  * popular, top_gainers, stocks at the cadence of `window`: re-scores every pool traded
- * within the window from its windowed metrics at `now` (the others have nothing in it
- * and leave), then flushes. Pools not traded in 24 h are forgotten.
+ * within the window (`traded`: popular's, which the three share) from its windowed
+ * metrics at `now` (the others have nothing in it and leave), then flushes. popular's
+ * 24h pass forgets pools not traded in 24 h, after the other feeds' 24h passes took
+ * them out (RankingStreams runs popular last).
  */
-export function recompute(state: FeedState, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>): FeedFlush {
+export function recompute(state: FeedState, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>, traded: Map<string, number>): FeedFlush {
   const book = state.books[window];
   const since = now - WINDOWS[window];
-  const forget = now - WINDOWS['24h'];
-  for (const [pool, at] of state.traded) {
-    if (at <= forget) state.traded.delete(pool);
-    const s = market.pool(pool);
-    if (!s || at <= since) {
+  const forget = state.feed === 'popular' && window === '24h' ? since : -Infinity;
+  const stocksOnly = state.feed === 'stocks';
+  for (const [pool, at] of traded) {
+    if (at <= forget) traded.delete(pool);
+    const s = at > since ? market.pool(pool) : undefined;
+    if (!s || (stocksOnly && !stockMints.has(s.info!.base_address))) {
       book.remove(pool);
       continue;
     }
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
-    // liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
     const input = rankInput(s, window, now, stockMints.has(info.base_address));
+    // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
     input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
     book.update(input, now);
   }

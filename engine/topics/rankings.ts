@@ -38,13 +38,18 @@ export interface RankingStreamsOptions {
   market: FeedMarket;
   entries: () => RankingEntries;
   sink: () => TopicSink;
+  /**
+   * Tokens the stocks feed lists (DECISIONS.md "Tokenized stocks": `market.stockMints`).
+   * Token `tags` are not in the ingest schema yet, so this set is the stocks feed's only source.
+   */
   stockMints?: ReadonlySet<string>;
 }
 
 /** The live feeds' beat: an `enter` goes out at most a second of engine time after the event that caused it. */
 export const LIVE_FLUSH_MS = 1_000;
 
-const NON_LIVE: readonly FeedName[] = ['popular', 'top_gainers', 'stocks'];
+/** popular last: its 24h pass forgets what the others' 24h passes took out (feed.actor.ts recompute). */
+const NON_LIVE: readonly FeedName[] = ['top_gainers', 'stocks', 'popular'];
 const LIVE: readonly FeedName[] = [...LIVE_FEEDS];
 
 /**
@@ -88,8 +93,12 @@ export class RankingStreams {
 
   /** The non-live feeds' tick of one window. */
   recompute(window: RankingWindow, at: number): void {
+    const popular = this.options.feeds.get('popular');
+    if (!popular) return;
+    // The pools traded, popular's (it alone takes the trades): changed by popular's own pass only.
+    const traded = popular.traded as Map<string, number>;
     for (const feed of NON_LIVE) {
-      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, this.options.market, this.stockMints));
+      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, this.options.market, this.stockMints, traded));
       if (flush) this.published(feed, window, flush, at);
     }
   }
