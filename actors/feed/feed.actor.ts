@@ -188,22 +188,17 @@ export function flushLive(state: FeedState, now: number): FeedFlush[] {
 }
 
 /**
- * popular, top_gainers, stocks at the cadence of `window`: re-scores every pool traded
- * within the window (`traded`: popular's, which the three share) from its windowed
- * metrics at `now` (the others have nothing in it and leave), then flushes. popular's
- * 24h pass forgets pools not traded in 24 h, after the other feeds' 24h passes took
- * them out (RankingStreams runs popular last).
+ * The inputs of one recompute of `window` at `now`, read once for popular, top_gainers
+ * and stocks: each pool traded (popular's `traded`, which the three share) within the
+ * window, from its windowed metrics; null for a pool not traded in it (it leaves).
  */
-export function recompute(state: FeedState, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>, traded: Map<string, number>): FeedFlush {
-  const book = state.books[window];
+export function windowInputs(traded: ReadonlyMap<string, number>, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>): Map<string, RankInput | null> {
   const since = now - WINDOWS[window];
-  const forget = state.feed === 'popular' && window === '24h' ? since : -Infinity;
-  const stocksOnly = state.feed === 'stocks';
+  const out = new Map<string, RankInput | null>();
   for (const [pool, at] of traded) {
-    if (at <= forget) traded.delete(pool);
     const s = at > since ? market.pool(pool) : undefined;
-    if (!s || (stocksOnly && !stockMints.has(s.info!.base_address))) {
-      book.remove(pool);
+    if (!s) {
+      out.set(pool, null);
       continue;
     }
     const info = s.info!;
@@ -211,9 +206,26 @@ export function recompute(state: FeedState, window: RankingWindow, now: number, 
     const input = rankInput(s, window, now, stockMints.has(info.base_address));
     // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
     input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
-    book.update(input, now);
+    out.set(pool, input);
+  }
+  return out;
+}
+
+/** popular, top_gainers, stocks at the cadence of `window`: re-scores from `windowInputs`, then flushes. */
+export function recompute(state: FeedState, window: RankingWindow, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
+  const book = state.books[window];
+  const stocksOnly = state.feed === 'stocks';
+  for (const [pool, input] of inputs) {
+    if (input === null || (stocksOnly && !input.stock)) book.remove(pool);
+    else book.update(input, now);
   }
   return book.flush(now);
+}
+
+/** popular's 24h pass, after every feed's: forgets the pools not traded in 24 h (every book took them out). */
+export function forgetUntraded(state: FeedState, now: number): void {
+  const forget = now - WINDOWS['24h'];
+  for (const [pool, at] of state.traded) if (at <= forget) state.traded.delete(pool);
 }
 
 export const isLiveFeed = (feed: FeedName): boolean => LIVE_FEEDS.has(feed);

@@ -5,7 +5,9 @@ import {
   RECOMPUTE_MS,
   batchEvents,
   flushLive,
+  forgetUntraded,
   recompute,
+  windowInputs,
   snapshotEvent,
   type FeedFlush,
   type FeedMarket,
@@ -48,8 +50,7 @@ export interface RankingStreamsOptions {
 /** The live feeds' beat: an `enter` goes out at most a second of engine time after the event that caused it. */
 export const LIVE_FLUSH_MS = 1_000;
 
-/** popular last: its 24h pass forgets what the others' 24h passes took out (feed.actor.ts recompute). */
-const NON_LIVE: readonly FeedName[] = ['top_gainers', 'stocks', 'popular'];
+const NON_LIVE: readonly FeedName[] = ['popular', 'top_gainers', 'stocks'];
 const LIVE: readonly FeedName[] = [...LIVE_FEEDS];
 
 /**
@@ -95,12 +96,13 @@ export class RankingStreams {
   recompute(window: RankingWindow, at: number): void {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
-    // The pools traded, popular's (it alone takes the trades): changed by popular's own pass only.
-    const traded = popular.traded as Map<string, number>;
+    // The pools traded are popular's (it alone takes the trades); each is read once for the three feeds.
+    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints);
     for (const feed of NON_LIVE) {
-      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, this.options.market, this.stockMints, traded));
+      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);
     }
+    if (window === '24h') this.options.feeds.update('popular', (state) => forgetUntraded(state, at));
   }
 
   private published(feed: FeedName, window: RankingWindow, flush: FeedFlush, at: number): void {
