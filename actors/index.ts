@@ -20,3 +20,8 @@ export { heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, su
 export type { HolderPosition } from './token/holder-order.ts';
 export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/holders.ts';
 export { activeLabels, type WalletLabelsState } from './labels/labels.actor.ts';
+/** The ranking feeds (actors/feed): the feed actor kind, its ticker passes, the books' rows and the rankings events. */
+export { createFeedBehavior, flushLive, forgetUntraded, recompute, windowInputs, type FeedBehaviorOptions, type FeedMarket, type FeedState } from './feed/feed.actor.ts';
+export { FEED_DEFAULTS, FEED_NAMES, FEED_SORT, LIVE_FEEDS, RANKING_WINDOWS, RECOMPUTE_MS, type FeedName, type RankingWindow } from './feed/feed.rules.ts';
+export type { FeedBatch, FeedFlush, RankRow } from './feed/feed.logic.ts';
+export { batchEvents, snapshotEvent, type RankingEvent, type SnapshotEvent } from './feed/feed.events.ts';

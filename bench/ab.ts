@@ -18,7 +18,11 @@ import { writeSwaps } from './fixtures/swaps.ts';
  * `git archive <commit> | tar -x -C /tmp/a && ln -s $PWD/node_modules /tmp/a/`.
  * It writes no results file.
  *
- *   node --import tsx bench/ab.ts --a /tmp/a --b . [--mode gate|engine] [--swaps 500000] [--pools 2000] [--rounds 8]
+ *   node --import tsx bench/ab.ts --a /tmp/a --b . [--mode gate|engine] [--swaps 500000] [--pools 2000] [--rounds 8] [--a-env K=V] [--b-env K=V]
+ *
+ * `--a-env`/`--b-env` set an environment variable of one side's children, so one tree
+ * can be compared with itself under a switch: the ranking feeds off and on,
+ * `--a . --b . --mode engine --a-env MDS_BENCH_FEEDS=off`.
  *
  * Prints every run, then each side's median and best, and the median of the rounds'
  * B/A ratios (a round's two runs are next to each other in time).
@@ -32,12 +36,21 @@ const { values } = parseArgs({
     swaps: { type: 'string', default: '500000' },
     pools: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '8' },
+    'a-env': { type: 'string' },
+    'b-env': { type: 'string' },
   },
 });
 if (!values.a) throw new Error('--a <tree> is required');
 const mode = values.mode;
 if (mode !== 'gate' && mode !== 'engine') throw new Error('--mode is gate or engine');
 const trees = { A: resolve(values.a), B: resolve(values.b!) };
+const envOf = (kv: string | undefined): NodeJS.ProcessEnv => {
+  if (kv === undefined) return {};
+  const i = kv.indexOf('=');
+  if (i <= 0) throw new Error(`--a-env/--b-env take KEY=VALUE, not ${kv}`);
+  return { [kv.slice(0, i)]: kv.slice(i + 1) };
+};
+const envs = { A: envOf(values['a-env']), B: envOf(values['b-env']) };
 const count = Number(values.swaps);
 const rounds = Number(values.rounds);
 const dir = mkdtempSync(join(tmpdir(), `mds-ab-${mode}-`));
@@ -53,8 +66,8 @@ try {
       const child = join(trees[side], 'bench/engine-child.ts');
       const run =
         mode === 'gate'
-          ? await runChild<GateChildResult>(child, ['gate', file, data])
-          : await runChild<EngineChildResult>(child, ['engine', file, data, poolsFile]);
+          ? await runChild<GateChildResult>(child, ['gate', file, data], { env: envs[side] })
+          : await runChild<EngineChildResult>(child, ['engine', file, data, poolsFile], { env: envs[side] });
       rmSync(data, { recursive: true, force: true });
       if (run.deadLetters !== 0) throw new Error(`${side}: ${run.deadLetters} dead letters`);
       if (mode === 'gate' ? run.ingested !== count : (run as EngineChildResult).trades !== count) throw new Error(`${side}: not every swap was applied`);

@@ -58,7 +58,9 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   // Event time: the file's trades are dated 2026-01-01 and must not fall out of the
   // 30-day trade retention that wall time would apply (the same as `mds replay --clock event`).
   const config = loadConfig({ flags: { data: dataDir, source: 'none', clock: 'event', logLevel: 'silent', port: 0 } });
-  const engine = await createEngine({ config });
+  // MDS_BENCH_FEEDS=off: without the ranking feeds (bench/ab.ts --a-env/--b-env), to measure what they cost.
+  const feeds = process.env.MDS_BENCH_FEEDS !== 'off';
+  const engine = await createEngine({ config, feeds });
   const started = performance.now();
   await engine.runSource(ndjsonSource({ path: file, lineBytesMax: config.ingest.lineBytesMax }));
   await whenFlushed(engine.checkpoint() as Promise<boolean>);
@@ -82,7 +84,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const dbBytes = statSync(join(dataDir, 'data.mdb')).size;
 
   const restartStarted = performance.now();
-  const again = await createEngine({ config });
+  const again = await createEngine({ config, feeds });
   const server = createServer({
     config, log: again.log, query: again.query, keys: createKeyStore(again.storage, new WallClock()),
     metrics: again.metrics, cursorSecret: await loadCursorSecret(again.storage),

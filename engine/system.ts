@@ -1,6 +1,6 @@
 import { Observable, Subject, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { createFeedBehavior, createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type FeedState, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
@@ -12,14 +12,14 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RankingsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { Checkpointer, checkpointOf, evictOverBound, latestAtOf } from './supervisor/checkpoint.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
-import { MarketPublisher, NO_TOPICS, Ticker, type TopicSink } from './topics/index.ts';
+import { MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
 
@@ -37,6 +37,12 @@ export interface EngineOptions {
   log?: Logger;
   /** Extra actor kinds run beside the built-in ones (embedders, tests). */
   actors?: ActorBehavior<any>[];
+  /**
+   * Runs the ranking feeds (route 16, the rankings stream): the feed actors and their
+   * ticks. Default true; false leaves them out (route 16 then lists nothing), for
+   * measuring what they cost (bench/engine.ts --feeds off).
+   */
+  feeds?: boolean;
   /** Defaults to the clock `config.clock` names. */
   clock?: Clock;
   /** How often touched pools publish candles and pool_metrics and persist closed candles (default 250 ms). */
@@ -70,6 +76,10 @@ export class Engine {
   readonly tokens: ActorHost<TokenState>;
   readonly labels: ActorHost<WalletLabelsState>;
   readonly pools: ActorHost<PoolState>;
+  /** The ranking feeds' actors, `feed:<feed>` (actors/feed/feed.actor.ts); null with `feeds: false`. */
+  readonly feeds: ActorHost<FeedState> | null;
+  /** The rankings stream and the feeds' ticks (engine/topics/rankings.ts); null with `feeds: false`. */
+  readonly rankings: RankingStreams | null;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
   /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
@@ -144,7 +154,9 @@ export class Engine {
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
     // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
-    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
+    // Feeds after pools: a feed reads the pool a `pool` event declared.
+    this.feeds = options.feeds === false ? null : host(createFeedBehavior());
+    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     this.router.setHosts(this.hosts);
     // The live layer's trade consumers: trade frames, and the pools a wallet traded in
@@ -171,6 +183,16 @@ export class Engine {
     this.query = this.createQuery();
     this.research = this.query.research!;
     this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
+    // The feeds recompute on the engine clock (every second for the live feeds, SERVICE.md 6.2's cadence for the others).
+    this.rankings = this.feeds
+      ? new RankingStreams({
+          feeds: this.feeds,
+          market: this.query.rankings!,
+          entries: () => this.query.rankings!,
+          sink: () => this.topicSink,
+        })
+      : null;
+    this.rankings?.start(this.ticker);
     this.checkpointer = new Checkpointer({
       storage: this.storage,
       hosts: this.hosts,
@@ -390,6 +412,7 @@ export class Engine {
       },
       research,
       holders: new HoldersQuery({ hosts, state, tokens, pools, creators: research.creators, sniperSlots }),
+      rankings: this.feeds ? new RankingsQuery({ state, pools, feeds: this.feeds }) : undefined,
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

@@ -43,6 +43,15 @@ export interface FeedBatch {
   pool_addresses: string[] | null;
 }
 
+/** A book as plain data (FeedBook.toData). */
+export interface FeedBookData {
+  pools: Array<[string, number]>;
+  published: RankRow[];
+  members: Array<[string, number]>;
+  seq: number;
+  touched: boolean;
+}
+
 export interface FeedFlush {
   /** The order or a published score changed: non-live feeds send a snapshot. */
   changed: boolean;
@@ -101,6 +110,11 @@ export class FeedBook {
   /** Eligible pools (window and bench). */
   get size(): number {
     return this.pools.size;
+  }
+
+  /** Whether the pool is eligible (in the window or on the bench). */
+  has(pool: string): boolean {
+    return this.pools.has(pool);
   }
 
   /** The seq of the last batch (0 before the first). */
@@ -198,6 +212,34 @@ export class FeedBook {
   /** The rows as of the last flush, best first (what a `snapshot` carries). */
   snapshot(): readonly RankRow[] {
     return this.published;
+  }
+
+  /**
+   * Plain data for the feed actor's snapshot: every eligible pool and its score, the
+   * rows as last published, the members with their entry times, the seq. `fromData`
+   * gives a book that flushes and numbers batches as this one would.
+   */
+  toData(): FeedBookData {
+    const pools: Array<[string, number]> = [];
+    for (const r of this.pools.values()) pools.push([r.pool, r.score]);
+    const members: Array<[string, number]> = [];
+    for (const [pool, m] of this.members) members.push([pool, m.entered_at]);
+    return { pools, published: this.published, members, seq: this.seq, touched: this.windowTouched };
+  }
+
+  /** A book from `toData`'s data (see there). */
+  static fromData(feed: FeedName, window: RankingWindow, data: FeedBookData, settings: Readonly<FeedSettings> = FEED_DEFAULTS): FeedBook {
+    const book = new FeedBook(feed, window, settings);
+    for (const [pool, score] of data.pools) {
+      const r: Ranked = { pool, score, inWindow: false };
+      book.pools.set(pool, r);
+      book.place(r);
+    }
+    book.published = data.published;
+    for (const [pool, entered_at] of data.members) book.members.set(pool, { state: 'in_feed', entered_at });
+    book.seq = data.seq;
+    book.windowTouched = data.touched;
+    return book;
   }
 
   /** The current order, best first, before any flush (for checks and the HTTP route's live read). */

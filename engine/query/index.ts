@@ -31,3 +31,5 @@ export type { PoolPosition, PoolSort } from './pool-directory.ts';
 /** GET /tokens/{token}/holders/stats, /holders, /bonding_curve and GET /wallets/{wallet}/deployed_tokens. */
 export { HoldersQuery, type HolderListOptions, type HoldersQueryOptions } from './holders.ts';
 export type { CreatorPosition } from './creator-index.ts';
+/** GET /tokens/rankings/{feed} and the ranking entries of the rankings stream. */
+export { RankingsQuery, type RankingEntry, type RankingsPage, type RankingsQueryOptions } from './rankings.ts';

@@ -2,6 +2,7 @@ import type { CandlesQuery } from './candles.ts';
 import type { PoolsQuery } from './pools.ts';
 import type { ResearchFeed } from './search.ts';
 import type { HoldersQuery } from './holders.ts';
+import type { RankingsQuery } from './rankings.ts';
 import type { TokensQuery } from './tokens.ts';
 import type { TradesQuery } from './trades.ts';
 
@@ -49,6 +50,8 @@ export interface Query {
   research?: ResearchFeed;
   /** Holders, bonding curves and deployed tokens (absent in a server started without an engine: 503). */
   holders?: HoldersQuery;
+  /** The ranking feeds, route 16 (absent in a server started without an engine: 503). */
+  rankings?: RankingsQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -20,3 +20,6 @@ export { MarketPublisher, type PublisherDeps } from './publisher.ts';
 export type { PoolMetricsSource } from './pool-metrics.ts';
 /** The live layer's one schedule on the engine clock (publisher flush, research refresh, ranking feeds). */
 export { Ticker, type Tick, type TickPass, type TickSubscriber, type TickerOptions } from './ticker.ts';
+/** The rankings stream and the feeds' ticks; the feed and window names a subscription may give. */
+export { LIVE_FLUSH_MS, RankingStreams, type FeedActors, type RankingEntries, type RankingStreamsOptions, type RankingTicker } from './rankings.ts';
+export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '../../actors/index.ts';

@@ -5,6 +5,7 @@
  * - `token_trades:<token_address>`                    trades of one token, in every pool
  * - `pool_metrics:<pool_address>`                     metrics of one pool
  * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
+ * - `rankings:<feed>:<window>`                        one ranking feed of one window
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -15,4 +16,5 @@ export const topics = {
   tokenTrades: (token: string) => `token_trades:${token}`,
   poolMetrics: (pool: string) => `pool_metrics:${pool}`,
   candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
+  rankings: (feed: string, window: string) => `rankings:${feed}:${window}`,
 } as const;

@@ -59,6 +59,7 @@ export async function startWsServer(options: { config?: ConfigInput; engine?: En
     metrics,
     candles: engine?.query.market?.candles,
     candleWatch: engine?.publisher,
+    rankings: engine?.rankings ?? undefined,
   });
   engine?.attachTopics(endpoint.sink);
   const port = await server.listen();

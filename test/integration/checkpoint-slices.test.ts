@@ -102,6 +102,9 @@ describe('checkpoints and idle sweeps in slices', () => {
     // The research feed reads every pool it refreshes, which is a use: refreshed now, its
     // timer has nothing to read while the sweep runs, and the one use below is the only one.
     e.query.research!.refresh();
+    // The ranking feeds' actors: new_pair, top_gainers and stocks (pool events), almost_bonded and popular (trades).
+    const feedActors = e.feeds!.size;
+    expect(feedActors).toBe(5);
     const later = performance.now() + QUIET.idleMs;
     let finished = false;
     const sweep = e.passivateIdle(later, { sliceMs: 0.001 }).then((count) => ((finished = true), count));
@@ -115,7 +118,8 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(host.isResident(last)).toBe(true);
     expect(host.size).toBe(1);
     expect(e.tokens.size).toBe(0);
-    expect(count).toBe(2 * POOLS); // every token, every pool but one, and the wSOL price
+    expect(count).toBe(2 * POOLS + feedActors); // every token, every pool but one, the wSOL price and the feed actors
+    expect(e.feeds!.size).toBe(0);
     // Passivated pools come back from their snapshots, every trade in place.
     expect(e.query.market!.pools.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
   });

@@ -77,9 +77,9 @@ describe('derived events through the router', () => {
     expect(t.trade[TRADE.quoteUsd]).toBe(150);
     expect(tradeFromTokenSide(t, m.mint)).toMatchObject({ token_address: m.mint, side: t.trade[TRADE.side], token_amount: t.trade[TRADE.baseAmount] });
     expect(tradeFromTokenSide(t, WSOL), 'no token side for a known quote mint').toBeNull();
-    expect(engine.router.hostsOf('pool.trade').map((h) => h.kind)).toEqual(['wallet-trade-counter', 'wallet-swap-trade-counter']);
+    expect(engine.router.hostsOf('pool.trade').map((h) => h.kind)).toEqual(['feed', 'wallet-trade-counter', 'wallet-swap-trade-counter']);
     expect(engine.router.hostsOf('swap').map((h) => h.kind)).toEqual(['pool', 'wallet-swap-trade-counter']);
-    expect(engine.router.hostsOf('pool').map((h) => h.kind)).toEqual(['token', 'pool']);
+    expect(engine.router.hostsOf('pool').map((h) => h.kind)).toEqual(['token', 'pool', 'feed']);
   });
 
   it('recomputes exactly the derived events a consumer lacks after a crash, its snapshot and the pool\'s at different seqs', async () => {

@@ -81,6 +81,10 @@ function paths(): string[] {
   // Creators of several tokens and of one (their tokens newest first, paged by 2).
   const creators = [...byCreator].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [creator] of [...creators.slice(0, 3), creators.find(([, n]) => n === 1)!]) out.push(`/v1/wallets/${creator}/deployed_tokens?limit=2`);
+  // Every ranking feed and window (route 16): recomputed on the engine-clock ticker, so the same events give the same rows.
+  for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks']) {
+    for (const window of ['5m', '1h', '6h', '24h']) out.push(`/v1/tokens/rankings/${feed}?window=${window}&limit=40`);
+  }
   return out;
 }
 
@@ -137,5 +141,10 @@ describe('replay in event-clock mode', () => {
     expect(paths().filter((p) => p.endsWith('/bonding_curve')).length).toBeGreaterThan(0);
     const deployed = await a.text(paths().find((p) => p.includes('/deployed_tokens'))!);
     expect(deployed.match(/"token_address"/g)?.length).toBe(2);
+    // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
+    for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
+      const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;
+      expect(rows, feed).toBeGreaterThan(0);
+    }
   });
 });

@@ -24,9 +24,6 @@ const NOT_BUILT = [
   '/v1/tokens/signals',
   '/v1/tokens/signals?token_address=So11111111111111111111111111111111111111112',
   '/v1/tokens/posts',
-  '/v1/tokens/rankings/new_pair',
-  // Also matches /v1/tokens/:token_address/trades segment for segment: the static 'rankings' wins.
-  '/v1/tokens/rankings/trades',
   '/v1/wallets/So11111111111111111111111111111111111111112/performance',
   '/v1/tokens/So11111111111111111111111111111111111111112/traders',
   '/v1/wallets',

@@ -34,6 +34,7 @@ export const HTTP_ROUTES = {
     holderStats: '/v1/tokens/:token_address/holders/stats',
     holders: '/v1/tokens/:token_address/holders',
     bondingCurve: '/v1/tokens/:token_address/bonding_curve',
+    rankings: '/v1/tokens/rankings/:feed',
   },
   wallets: { trades: '/v1/wallets/:wallet_address/trades', deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens' },
 } as const satisfies RouteTree;

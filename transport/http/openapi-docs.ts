@@ -161,6 +161,14 @@ export const SCHEMAS: Record<string, Schema> = {
     market_cap_quote: numQ(), market_cap_usd: numQ(), bonding_curve_progress_pct: numQ('Of the main pool when it is a curve.'),
   }),
   TokenOverview: obj({ token: ref('Token'), pool: nullable(ref('Pool')), snapshot: nullable(ref('Snapshot')), totals: nullable(ref('Totals')) }, 'The token, its main pool, that pool\'s snapshot and totals.'),
+  RankingEntry: obj(
+    {
+      pool_address: ref('Address'), rank: int('1-based position in the feed.'), score: num('What the feed ranks by: new_pair created_at, popular volume_usd × sqrt(traders), top_gainers price change %, almost_bonded curve progress %, migrated migrated_at, stocks volume_usd.'),
+      entered_at: int('Engine time of the recompute at which the pool entered this (feed, window).'),
+      token: nullable(ref('Token')), pool: nullable(ref('Pool')), snapshot: nullable(ref('Snapshot')), totals: nullable(ref('Totals')), windowed: nullable(ref('Windowed')),
+    },
+    'SERVICE.md 2.11. rank, score and entered_at are as of the feed\'s last recompute; snapshot, totals and windowed as of the read.',
+  ),
   PoolWithSnapshot: { allOf: [ref('Pool'), obj({ snapshot: ref('Snapshot') })] },
   PoolListItem: {
     allOf: [
@@ -300,7 +308,17 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     data: ref('Candles'),
   },
   '/v1/pools/:pool_address/trades': { tag: 'trades', summary: 'Trades of a pool', description: `Includes the bonding curve the pool graduated from. token (one of the pool's two tokens, default the base) sets the side trades are described from. ${TRADES_RULES}`, data: arr(ref('Trade')), paged: true },
-  '/v1/tokens/rankings/:feed': { tag: 'discovery', summary: 'Discovery feed (ranking entries, SERVICE.md 2.11)', data: arr({ type: 'object' }) },
+  '/v1/tokens/rankings/:feed': {
+    tag: 'discovery',
+    summary: 'Discovery feed (ranking entries, SERVICE.md 2.11)',
+    description: [
+      'feed: new_pair (pools created within the window, newest first; pools a curve graduated into are migrated\'s), popular (volume_usd × sqrt(traders) in the window, above 0), top_gainers (price change % in the window above 0, the USD one else the quote one, among pools with liquidity_usd ≥ 5,000 and ≥ 10 trades in it), almost_bonded (curve progress ≥ 70 % and not complete, every window alike), migrated (graduated within 24 h, newest first, every window alike), stocks (pools of tokens listed as tokenized stocks, by volume_usd in the window; lists nothing until stock mints are configured). Order: score descending, then pool_address ascending. Depth 100 per (feed, window).',
+      'window: 5m, 1h (default), 6h, 24h. The rows are as of the feed\'s last recompute on the engine clock: every second for new_pair, almost_bonded and migrated; for popular, top_gainers and stocks every 1, 2, 5 and 10 minutes for 5m, 1h, 6h and 24h (SERVICE.md 6.2), so a replay of the same events under --clock event gives the same rows.',
+      'Paged by rank (limit 1..100, default 50); the cursor is bound to feed and window, and a recompute between two pages can move a pool across the page boundary.',
+    ].join('\n\n'),
+    data: arr(ref('RankingEntry')),
+    paged: true,
+  },
   '/v1/tokens/signals': { tag: 'discovery', summary: 'Token signals (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/tokens/posts': { tag: 'discovery', summary: 'Tracked social posts (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/wallets': { tag: 'smart money', summary: 'Labeled wallets (Pro)', data: arr({ type: 'object' }), paged: true },

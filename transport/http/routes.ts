@@ -8,6 +8,7 @@ import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
 import { walletTradesRoute } from './handlers/wallets.ts';
+import { rankingsParams, rankingsQuery, rankingsRoute } from './handlers/rankings.ts';
 import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
@@ -99,6 +100,8 @@ export const ROUTES = [
   }),
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
   defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
+  // Route 16; static `rankings` before /v1/tokens/:token_address (uWS matches static segments first).
+  defineRoute({ pattern: '/v1/tokens/rankings/:feed', auth: true, params: rankingsParams, query: rankingsQuery, handler: rankingsRoute }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
   defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), query: tokenPoolsQuery, handler: tokenPools }),
   defineRoute({
@@ -152,7 +155,6 @@ export const ROUTES = [
   ...[
     '/v1/tokens/signals',
     '/v1/tokens/posts',
-    '/v1/tokens/rankings/:feed',
     '/v1/tokens/:token_address/traders',
     '/v1/wallets',
     '/v1/wallets/leaderboard',

@@ -106,6 +106,32 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
   },
   token_trades: { ...tradeRecord, description: 'Every trade of the token in any of its pools, including pools created after subscribing (the AMM pool after graduation).' },
   pool_trades: { ...tradeRecord, description: 'Every trade in the pool.' },
+  rankings: {
+    type: 'object',
+    description: [
+      'One ranking feed of one window (SERVICE.md 6.2; entries are SERVICE.md 2.11, as GET /v1/tokens/rankings/{feed} gives them). event:',
+      '- snapshot: sent right after subscribing, then after each recompute that changed a feed that is not live (popular, top_gainers, stocks: every 1, 2, 5, 10 min of engine time for 5m, 1h, 6h, 24h). Carries `seq`, the seq of the last window batch it includes (0: none yet): the next batch to apply is seq + 1. Its entries\' snapshot, totals and windowed are as of the first time the snapshot was built after the recompute; every subscriber of an unchanged feed gets the same bytes.',
+      '- enter / exit (live feeds new_pair, almost_bonded, migrated): a pool joined or left the feed at `at`, the engine time of the recompute (every second of engine time); exits first, then enters, then the window batch, in one flush.',
+      '- window (live feeds): `ops` applied in order to the rows held give the new rows exactly (remove, then insert at zero-based position); `seq` counts batches per (feed, window) from 1 and goes on across restarts (the feed actors\' snapshots keep it; a client that reconnects gets a snapshot first); a gap means a batch was missed: resubscribe for a new snapshot. `depth` is 100, the most rows a window holds; every 64th batch carries the full order in `pool_addresses`, else null.',
+      'Every event also names its `window` (not in SERVICE.md: one connection may follow several windows of a feed). A score change that moves no row sends nothing; subscribe to pool_metrics for tick-by-tick values.',
+    ].join('\n'),
+    required: ['event', 'feed', 'window'],
+    properties: {
+      event: { type: 'string', enum: ['snapshot', 'enter', 'exit', 'window'] },
+      feed: { type: 'string', enum: ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks'] },
+      window: { type: 'string', enum: ['5m', '1h', '6h', '24h'] },
+      rankings: { type: 'array', items: { type: 'object' } },
+      updated_at: { type: 'integer' },
+      seq: { type: 'integer' },
+      pool_address: ADDRESS,
+      at: { type: 'integer' },
+      entry: { type: ['object', 'null'] },
+      sort: { type: 'string' },
+      depth: { type: 'integer' },
+      ops: { type: 'array', items: { type: 'object', required: ['op', 'pool_address'], properties: { op: { type: 'string', enum: ['insert', 'remove'] }, pool_address: ADDRESS, position: { type: 'integer' }, entry: { type: 'object' } } } },
+      pool_addresses: { type: ['array', 'null'], items: ADDRESS },
+    },
+  },
 };
 
 const WATCHED: Record<LiveStream, string> = {
@@ -114,6 +140,7 @@ const WATCHED: Record<LiveStream, string> = {
   pool_metrics: 'Watches one item per address.',
   token_trades: 'Watches one item: the token.',
   pool_trades: 'Watches one item: the pool.',
+  rankings: 'Watches one item: the (feed, window).',
 };
 
 const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).

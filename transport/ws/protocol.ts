@@ -2,7 +2,7 @@ import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
-import { CANDLES_FRAME_PREFIX, topics } from '../../engine/topics/index.ts';
+import { CANDLES_FRAME_PREFIX, FEED_NAMES, RANKING_WINDOWS, topics, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
 import { ADDRESS_PATTERN } from '../http/params.ts';
 
 /**
@@ -38,7 +38,7 @@ export const PRO_STREAMS: ReadonlySet<string> = new Set(['markers', 'chart_lines
  * 5010 NOT_IMPLEMENTED naming the stream, on every plan (a Starter key is not told to
  * upgrade for something no plan gets), and nothing is subscribed.
  */
-export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set(['rankings', ...PRO_STREAMS]);
+export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set([...PRO_STREAMS]);
 
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
@@ -65,6 +65,8 @@ export const payloadSchemas = {
   pool_metrics: z.object({ pool_addresses: z.array(address).min(1).max(100) }),
   token_trades: z.object({ token_address: address }),
   pool_trades: z.object({ pool_address: address }),
+  /** SERVICE.md 4.4 says window is required with a default of 1h: it may be left out, and is then 1h. */
+  rankings: z.object({ feed: z.enum(FEED_NAMES), window: z.enum(RANKING_WINDOWS).default('1h') }),
 } as const;
 
 export type LiveStream = keyof typeof payloadSchemas;
@@ -100,6 +102,8 @@ export interface Subscription {
   items: string[];
   /** candles with resume_after_seq or resume_after_time: the payload, for the resume read. */
   resume: CandlesPayload | null;
+  /** rankings: the feed and window, whose snapshot is sent right after subscribing. */
+  rankings?: { feed: FeedName; window: RankingWindow };
 }
 
 /** The uWS topic of an engine topic whose frames carry `subscriptionId` (null: none). */
@@ -149,6 +153,12 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
     case 'pool_trades': {
       const pool = (result.data as { pool_address: string }).pool_address;
       return single('pool_trades', topics.poolTrades(pool), null, pool);
+    }
+    case 'rankings': {
+      // One watched item per (feed, window) (SERVICE.md 8: a feed), named by its topic.
+      const { feed, window } = result.data as { feed: FeedName; window: RankingWindow };
+      const topic = topics.rankings(feed, window);
+      return { ...single('rankings', topic, null, topic), rankings: { feed, window } };
     }
   }
 }

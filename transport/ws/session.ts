@@ -13,6 +13,7 @@ import type { Channel } from './channel.ts';
 import type { AccountEntry } from './allowance.ts';
 import type { Hub, HubConnection } from './hub.ts';
 import type { Outbox } from './writer.ts';
+import type { FeedName, RankingWindow } from '../../engine/topics/index.ts';
 import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (engine/query CandlesQuery.candleResume). */
@@ -32,6 +33,11 @@ export interface CandleWatch {
   candleSubscribed(pool: string): void;
 }
 
+/** The rankings stream's snapshots (engine/topics RankingStreams.snapshotFrame): the frame a new subscriber gets first. */
+export interface RankingSnapshots {
+  snapshotFrame(feed: FeedName, window: RankingWindow): string;
+}
+
 /** What uWS keeps per socket: the header read at the upgrade, then the connection. */
 export interface UserData {
   authorization: string;
@@ -48,6 +54,7 @@ export interface SessionContext {
   metrics: Metrics;
   candles?: CandleResumeSource;
   candleWatch?: CandleWatch;
+  rankings?: RankingSnapshots;
   /** Open connections, for closing them all at shutdown. */
   connections: Set<Connection>;
 }
@@ -275,6 +282,26 @@ export class Connection implements HubConnection {
       if (sub.stream === 'candles') this.ctx.candleWatch?.candleSubscribed(sub.items[0]!);
     }
     if (sub.resume) this.resume(sub.resume);
+    if (sub.rankings) this.rankingsSnapshot(sub.rankings.feed, sub.rankings.window);
+  }
+
+  /**
+   * rankings: the (feed, window)'s snapshot right after subscribing (SERVICE.md 6.2),
+   * the same bytes for every subscriber until the feed changes. It carries the seq of
+   * the last window batch it includes; the channel is joined first, so the next batch
+   * published reaches this connection after it.
+   */
+  private rankingsSnapshot(feed: FeedName, window: RankingWindow): void {
+    const source = this.ctx.rankings;
+    if (!source) return;
+    let frame: string;
+    try {
+      frame = source.snapshotFrame(feed, window);
+    } catch (err) {
+      this.ctx.log.error({ err, feed, window }, 'ws: rankings snapshot failed');
+      return;
+    }
+    if (this.send(frame)) this.ctx.hub.countDirect(this, 1);
   }
 
   private unsubscribe(frame: Record<string, unknown>): void {

@@ -1,0 +1,231 @@
+import { WINDOWS } from '../../engine/model/index.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
+import { curveProgress, liquidityQuote, type PoolState } from '../pool/pool.logic.ts';
+import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
+import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
+
+/**
+ * The feed actors (docs/discovery.md, "Wiring the feeds"): one per feed (`feed:<feed>`,
+ * six), each holding the books of its four windows. What each takes:
+ * - new_pair: `pool` (a pool the service sees: its `created_at`), `migration` (a pool a
+ *   curve graduated into is migrated's, never new_pair's);
+ * - almost_bonded: `pool.trade` of bonding-curve pools (the progress after the trade),
+ *   `pool.graduated` (complete: out);
+ * - migrated: `pool.graduated` into a pool (`migrated_at` = the event's `at`);
+ * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (a Map set, no
+ *   read of its windows per trade); `recompute` re-scores the pools traded within the
+ *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS).
+ * Publishing (`flushLive`, `recompute`) is the engine-clock ticker's (engine/topics/
+ * rankings.ts), through the host's `update`, never per ingest batch, so a replay under
+ * `--clock event` gives the same batches and seqs. Scores and order are plain state in
+ * the books; the per-pool membership lifecycle is the xstate machine the books run
+ * (feed.machine.ts).
+ */
+
+export interface FeedState {
+  feed: FeedName;
+  books: Record<RankingWindow, FeedBook>;
+  /** popular: pools traded in the last 24 h, by the time of their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
+  traded: Map<string, number>;
+}
+
+/** What the feed behaviour needs beyond its events. */
+export interface FeedBehaviorOptions {
+  settings?: Readonly<FeedSettings>;
+}
+
+const NEW_PAIR: readonly FeedName[] = ['new_pair'];
+/**
+ * A `pool` event also reaches top_gainers and stocks, which take no trade (popular's
+ * traded pools are theirs too): it creates them, since the ticker's changes reach only
+ * actors that exist (ActorHost.update).
+ */
+const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
+const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
+
+/** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
+export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean): RankInput {
+  const info = s.info!;
+  const input: RankInput = {
+    pool_address: s.pool_address,
+    created_at: info.created_at,
+    migrated_from_pool_address: info.migrated_from_pool_address,
+    migrated_at: info.migrated_from_pool_address ? info.migrated_at : null,
+    bonding_curve_progress_pct: curveProgress(s),
+    complete: info.replaced_by_pool_address !== null || s.completed_key !== null,
+    stock,
+    volume_usd: null,
+    trader_count: 0,
+    trade_count: 0,
+    price_change_pct: null,
+    liquidity_usd: null,
+  };
+  if (window === null) return input;
+  const w = s.windows.read(now);
+  const i = w.t.indexOf(window);
+  if (i < 0) return input;
+  input.volume_usd = w.v[i]![1];
+  input.trader_count = w.m[i]!;
+  input.trade_count = w.tc[i]!;
+  const [quotePct, usdPct] = w.pp[i]!;
+  input.price_change_pct = usdPct ?? quotePct;
+  return input;
+}
+
+function newBooks(feed: FeedName, settings: Readonly<FeedSettings>): Record<RankingWindow, FeedBook> {
+  const books = {} as Record<RankingWindow, FeedBook>;
+  for (const w of RANKING_WINDOWS) books[w] = new FeedBook(feed, w, settings);
+  return books;
+}
+
+/** The live part of a pool's input: enough for new_pair, migrated and almost_bonded, whose scores need no window. */
+function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<RankInput>): void {
+  const input = rankInput(s, null, now, false);
+  if (patch) Object.assign(input, patch);
+  for (const w of RANKING_WINDOWS) state.books[w].update(input, now);
+}
+
+export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBehavior<FeedState> {
+  const settings = options.settings ?? FEED_DEFAULTS;
+  // stocks takes trades only when some token is a stock.
+  // popular records the pools traded for top_gainers and stocks too (one delivery, not three).
+  const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
+  return {
+    kind: 'feed',
+    takes: ['pool', 'migration', 'pool.trade', 'pool.graduated'],
+    route(e: ActorEvent) {
+      switch (e.type) {
+        case 'pool':
+          return ON_POOL;
+        case 'migration':
+          return NEW_PAIR;
+        case 'pool.trade':
+          return onTrade;
+        case 'pool.graduated':
+          return ON_GRADUATED;
+        default:
+          return undefined;
+      }
+    },
+    initial: (key) => {
+      const feed = key as FeedName;
+      if (!FEED_NAMES.includes(feed)) throw new Error(`feed actor: unknown feed ${key}`);
+      return { feed, books: newBooks(feed, settings), traded: new Map() };
+    },
+    apply(state, e, ctx) {
+      const now = ctx.clock.now();
+      switch (state.feed) {
+        case 'new_pair':
+          if (e.type === 'pool') {
+            const s = readPool(ctx, e.pool_address);
+            if (s) updateAll(state, s, now);
+          } else if (e.type === 'migration') {
+            for (const w of RANKING_WINDOWS) state.books[w].remove(e.to_pool_address);
+          }
+          return;
+        case 'almost_bonded':
+          if (e.type === 'pool.trade' || e.type === 'pool.graduated') {
+            const s = readPool(ctx, e.pool_address);
+            if (!s || s.info!.pool_type !== 'bonding_curve') return;
+            // The common case per trade, without building an input: a curve under the threshold that is not a member (the four windows agree).
+            if (e.type === 'pool.trade' && !state.books['1h'].has(e.pool_address)) {
+              const progress = curveProgress(s);
+              if (progress === null || progress < settings.almostBondedPct) return;
+            }
+            updateAll(state, s, now, e.type === 'pool.graduated' ? { complete: true } : undefined);
+          }
+          return;
+        case 'migrated':
+          if (e.type === 'pool.graduated' && e.migrated_to_pool_address !== null) {
+            const s = readPool(ctx, e.migrated_to_pool_address);
+            // The pool graduated into: its migrated_at is the graduation's time.
+            if (s) updateAll(state, s, now, { migrated_from_pool_address: e.pool_address, migrated_at: e.at });
+          }
+          return;
+        case 'popular':
+          if (e.type === 'pool.trade') state.traded.set(e.pool_address, now);
+          return;
+        default:
+      }
+    },
+    toSnapshot: (state) => ({
+      feed: state.feed,
+      books: Object.fromEntries(RANKING_WINDOWS.map((w) => [w, state.books[w].toData()])),
+      traded: [...state.traded],
+    }),
+    fromSnapshot(data) {
+      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]> };
+      const books = {} as Record<RankingWindow, FeedBook>;
+      for (const w of RANKING_WINDOWS) books[w] = FeedBook.fromData(d.feed, w, d.books[w], settings);
+      return { feed: d.feed, books, traded: new Map(d.traded) };
+    },
+  };
+}
+
+function readPool(ctx: ActorContext, address: string): PoolState | undefined {
+  const s = ctx.read<PoolState>('pool', address) as PoolState | undefined;
+  return s?.info ? s : undefined;
+}
+
+/** What the ticker's pass reads of the market: a pool's state and its quote's latest USD price. */
+export interface FeedMarket {
+  pool(address: string): PoolState | undefined;
+  quoteUsd(quote: string): number | null;
+}
+
+/**
+ * Live feeds (new_pair, almost_bonded, migrated), every second of engine time: ages
+ * members out, then publishes each window's batch (FeedBook.flush).
+ */
+export function flushLive(state: FeedState, now: number): FeedFlush[] {
+  const out: FeedFlush[] = [];
+  for (const w of RANKING_WINDOWS) {
+    const book = state.books[w];
+    book.tick(now);
+    out.push(book.flush(now));
+  }
+  return out;
+}
+
+/**
+ * The inputs of one recompute of `window` at `now`, read once for popular, top_gainers
+ * and stocks: each pool traded (popular's `traded`, which the three share) within the
+ * window, from its windowed metrics; null for a pool not traded in it (it leaves).
+ */
+export function windowInputs(traded: ReadonlyMap<string, number>, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>): Map<string, RankInput | null> {
+  const since = now - WINDOWS[window];
+  const out = new Map<string, RankInput | null>();
+  for (const [pool, at] of traded) {
+    const s = at > since ? market.pool(pool) : undefined;
+    if (!s) {
+      out.set(pool, null);
+      continue;
+    }
+    const info = s.info!;
+    const q = market.quoteUsd(info.quote_address);
+    const input = rankInput(s, window, now, stockMints.has(info.base_address));
+    // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
+    input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
+    out.set(pool, input);
+  }
+  return out;
+}
+
+/** popular, top_gainers, stocks at the cadence of `window`: re-scores from `windowInputs`, then flushes. */
+export function recompute(state: FeedState, window: RankingWindow, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
+  const book = state.books[window];
+  const stocksOnly = state.feed === 'stocks';
+  for (const [pool, input] of inputs) {
+    if (input === null || (stocksOnly && !input.stock)) book.remove(pool);
+    else book.update(input, now);
+  }
+  return book.flush(now);
+}
+
+/** popular's 24h pass, after every feed's: forgets the pools not traded in 24 h (every book took them out). */
+export function forgetUntraded(state: FeedState, now: number): void {
+  const forget = now - WINDOWS['24h'];
+  for (const [pool, at] of state.traded) if (at <= forget) state.traded.delete(pool);
+}
+
+export const isLiveFeed = (feed: FeedName): boolean => LIVE_FEEDS.has(feed);

@@ -1,0 +1,137 @@
+import {
+  FEED_DEFAULTS,
+  LIVE_FEEDS,
+  RANKING_WINDOWS,
+  RECOMPUTE_MS,
+  batchEvents,
+  flushLive,
+  forgetUntraded,
+  recompute,
+  windowInputs,
+  snapshotEvent,
+  type FeedFlush,
+  type FeedMarket,
+  type FeedName,
+  type FeedState,
+  type RankRow,
+  type RankingWindow,
+} from '../../actors/index.ts';
+import { topics } from './names.ts';
+import type { TopicSink } from './sink.ts';
+
+/** What the stream needs of the feed actors: a read, and a change outside apply that marks the actor dirty (ActorHost.update). */
+export interface FeedActors {
+  get(key: string): Readonly<FeedState> | undefined;
+  update<R>(key: string, change: (state: FeedState) => R): R | undefined;
+}
+
+/** The ranking entries (engine/query RankingsQuery.entry). */
+export interface RankingEntries {
+  entry(row: RankRow): unknown;
+}
+
+/** The engine-clock ticker (engine/topics/ticker.ts `every`). */
+export interface RankingTicker {
+  every(name: string, everyMs: number, onTick: (at: number) => void): unknown;
+}
+
+export interface RankingStreamsOptions {
+  feeds: FeedActors;
+  market: FeedMarket;
+  entries: () => RankingEntries;
+  sink: () => TopicSink;
+  /**
+   * Tokens the stocks feed lists (DECISIONS.md "Tokenized stocks": `market.stockMints`).
+   * Token `tags` are not in the ingest schema yet, so this set is the stocks feed's only source.
+   */
+  stockMints?: ReadonlySet<string>;
+}
+
+/** The live feeds' beat: an `enter` goes out at most a second of engine time after the event that caused it. */
+export const LIVE_FLUSH_MS = 1_000;
+
+const NON_LIVE: readonly FeedName[] = ['popular', 'top_gainers', 'stocks'];
+const LIVE: readonly FeedName[] = [...LIVE_FEEDS];
+
+/**
+ * The `rankings` stream (SERVICE.md 4.4, 6.2; DECISIONS.md "Rankings"), on topics
+ * `rankings:<feed>:<window>`, and the ticks that recompute the feeds:
+ * - `rankings:live`, every second of engine time: the live feeds (new_pair,
+ *   almost_bonded, migrated) age members out and flush; each batch goes out as its
+ *   `exit`s, `enter`s and the `window` batch (seq per feed and window);
+ * - `rankings:<window>`, at SERVICE.md 6.2's cadence (1, 2, 5, 10 min): popular,
+ *   top_gainers and stocks re-score the pools traded in the window, flush, and send a
+ *   `snapshot` when the feed changed.
+ * A subscriber gets the (feed, window)'s `snapshot` first (`snapshotFrame`), which
+ * carries the seq of the last batch it includes. Each event is serialized once, when its
+ * topic has subscribers; a snapshot frame is kept until the feed changes, so every
+ * subscriber of an unchanged feed gets the same bytes.
+ */
+export class RankingStreams {
+  private readonly snapshots = new Map<string, string>();
+  /** When each (feed, window) last changed (its snapshot's `updated_at`). */
+  private readonly updatedAt = new Map<string, number>();
+  private readonly stockMints: ReadonlySet<string>;
+
+  constructor(private readonly options: RankingStreamsOptions) {
+    this.stockMints = options.stockMints ?? new Set();
+  }
+
+  /** Registers the feeds' ticks. */
+  start(ticker: RankingTicker): void {
+    ticker.every('rankings:live', LIVE_FLUSH_MS, (at) => this.flushLive(at));
+    for (const w of RANKING_WINDOWS) ticker.every(`rankings:${w}`, RECOMPUTE_MS[w], (at) => this.recompute(w, at));
+  }
+
+  /** The live feeds' tick. */
+  flushLive(at: number): void {
+    for (const feed of LIVE) {
+      const flushes = this.options.feeds.update(feed, (state) => flushLive(state, at));
+      if (!flushes) continue;
+      for (let i = 0; i < flushes.length; i++) this.published(feed, RANKING_WINDOWS[i]!, flushes[i]!, at);
+    }
+  }
+
+  /** The non-live feeds' tick of one window. */
+  recompute(window: RankingWindow, at: number): void {
+    const popular = this.options.feeds.get('popular');
+    if (!popular) return;
+    // The pools traded are popular's (it alone takes the trades); each is read once for the three feeds.
+    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints);
+    for (const feed of NON_LIVE) {
+      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
+      if (flush) this.published(feed, window, flush, at);
+    }
+    if (window === '24h') this.options.feeds.update('popular', (state) => forgetUntraded(state, at));
+  }
+
+  private published(feed: FeedName, window: RankingWindow, flush: FeedFlush, at: number): void {
+    if (!flush.changed && flush.batch === null) return;
+    const topic = topics.rankings(feed, window);
+    this.snapshots.delete(topic);
+    this.updatedAt.set(topic, at);
+    const sink = this.options.sink();
+    if (!sink.has(topic)) return;
+    if (LIVE_FEEDS.has(feed)) {
+      if (flush.batch === null) return;
+      const entries = this.options.entries();
+      for (const e of batchEvents(flush.batch, FEED_DEFAULTS.depth, (row) => entries.entry(row))) sink.publish(topic, `{"stream":"rankings","data":${JSON.stringify(e)}}`);
+    } else {
+      sink.publish(topic, this.snapshotFrame(feed, window));
+    }
+  }
+
+  /** The `snapshot` frame of (feed, window) as of its last recompute: what a new subscriber gets first. */
+  snapshotFrame(feed: FeedName, window: RankingWindow): string {
+    const topic = topics.rankings(feed, window);
+    let frame = this.snapshots.get(topic);
+    if (frame === undefined) {
+      const book = this.options.feeds.get(feed)?.books[window];
+      const entries = this.options.entries();
+      const event = snapshotEvent(feed, window, book?.snapshot() ?? [], this.updatedAt.get(topic) ?? 0, book?.lastSeq ?? 0, (row) => entries.entry(row));
+      frame = `{"stream":"rankings","data":${JSON.stringify(event)}}`;
+      this.snapshots.set(topic, frame);
+    }
+    return frame;
+  }
+}
