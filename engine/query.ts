@@ -28,6 +28,8 @@ export interface Query {
   market?: import('./market/market-query.ts').MarketQuery;
   /** Token search and the pool list (absent in transport-only tests). */
   research?: import('./market/research-feed.ts').ResearchFeed;
+  /** Wallet accounting: performance, positions, daily PnL, top traders, leaderboard (absent when off). */
+  wallets?: import('./query/wallets.ts').WalletsQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

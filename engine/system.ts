@@ -27,6 +27,13 @@ import { NO_TOPICS, type TopicSink } from './topics.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
 import { RecentWalletPools } from './market/wallet-trades.ts';
+import { walletBehavior, type PoolTradeEvent } from '../actors/wallet/wallet.actor.ts';
+import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
+import type { WalletState } from '../actors/wallet/wallet.logic.ts';
+import { WalletsQuery } from './query/wallets.ts';
+
+/** The seq step between the derived trades of one event (shim): 2^-20, exact in a double for seqs below 2^32. */
+const DERIVED_SEQ_STEP = 2 ** -20;
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -48,6 +55,8 @@ export interface EngineOptions {
   flushMs?: number;
   /** Longest stretch of one slice of that flush before it goes on after the next batch or in the next event-loop turn (default 5 ms). */
   flushSliceMs?: number;
+  /** Wallet accounting (the wallet actors and their rankings; default on): off only to measure what it costs (bench/). */
+  wallets?: boolean;
 }
 
 /** Creates a source from its command-line name; `sim` is registered by the simulator. */
@@ -90,6 +99,12 @@ export class Engine {
   readonly tokens: ActorHost<TokenState>;
   readonly labels: ActorHost<WalletLabelsState>;
   readonly pools: ActorHost<PoolState>;
+  /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
+  readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
+  /** The seq of the event being applied (the pool.trade shim delivers its trades under it). */
+  private applyingSeq = 0;
+  /** Derived trades delivered for the event being applied. */
+  private derivedCount = 0;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
   /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
@@ -165,14 +180,38 @@ export class Engine {
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
     const publisher = this.publisher;
     const recentWallets = this.recentWallets;
+    // Wallet accounting after the pools: it is fed their priced trades.
+    const wallets = options.wallets === false ? null : { wallets: host(walletBehavior), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
+    this.wallets = wallets;
+    // SHIM until the router (ROUTER-CONTRACT.md) lands: the pool's priced trade goes to
+    // the wallet hosts as the derived `pool.trade` event, under the seq of the swap
+    // being applied. The router delivers it instead; balance events reach the wallet
+    // hosts as every ingest event reaches every host today.
+    const deliverTrade = wallets
+      ? (state: PoolState, stored: StoredTrade) => {
+          const info = state.info!;
+          const derived: PoolTradeEvent = { type: 'pool.trade', pool_address: state.pool_address, base_address: info.base_address, quote_address: info.quote_address, trade: stored };
+          const event = derived as unknown as IngestEvent;
+          // One event may apply many swaps (a pool event applies those waiting for it):
+          // each derived trade gets a seq of its own just above the event's, so that the
+          // hosts' "seen already" check (seq <= the actor's) tells them apart, and a
+          // replay of the event after a restart delivers each again at the same seq.
+          const seq = this.applyingSeq + ++this.derivedCount * DERIVED_SEQ_STEP;
+          wallets.wallets.deliver(event, seq);
+          wallets.tokenTraders.deliver(event, seq);
+          wallets.leaderboard.deliver(event, seq);
+        }
+      : null;
     const outputs = {
       trade(state: PoolState, stored: StoredTrade) {
         publisher.trade(state, stored);
         recentWallets.note(stored[TRADE.wallet], state.pool_address);
+        deliverTrade?.(state, stored);
       },
     };
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));
-    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(options.actors ?? []).map(host)];
+    const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
+    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...walletHosts, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
@@ -348,6 +387,8 @@ export class Engine {
     const at = timeOf(event);
     if (at > this.latestAt) this.latestAt = at;
     this.clock.observe(at);
+    this.applyingSeq = seq;
+    this.derivedCount = 0;
     for (const host of this.hosts) host.deliver(event, seq);
     this.appliedSeq = seq;
     // The research read models (token search, pool list) follow every applied event, replay included.
@@ -527,8 +568,10 @@ export class Engine {
   private createQuery(): Query {
     const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots, { storage: this.storage, recent: this.recentWallets });
     const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
+    const w = this.wallets;
     return {
       market,
+      wallets: w ? new WalletsQuery({ ...w, labels: this.labels, pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.clock) : undefined,
       research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
       status: (): EngineStatus => ({
         status: this.state,

@@ -31,8 +31,15 @@ export const HTTP_ROUTES = {
     get: '/v1/tokens/:token_address',
     pools: '/v1/tokens/:token_address/pools',
     trades: '/v1/tokens/:token_address/trades',
+    traders: '/v1/tokens/:token_address/traders',
   },
-  wallets: { trades: '/v1/wallets/:wallet_address/trades' },
+  wallets: {
+    trades: '/v1/wallets/:wallet_address/trades',
+    leaderboard: '/v1/wallets/leaderboard',
+    performance: '/v1/wallets/:wallet_address/performance',
+    positions: '/v1/wallets/:wallet_address/positions',
+    dailyPnl: '/v1/wallets/:wallet_address/daily_pnl',
+  },
 } as const satisfies RouteTree;
 
 type AnyRoute = (typeof ROUTES)[number];

@@ -7,7 +7,19 @@ import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf,
 import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
-import { walletTradesRoute } from './handlers/wallets.ts';
+import {
+  dailyPnlQuery,
+  dailyPnlRoute,
+  leaderboardQuery,
+  leaderboardRoute,
+  performanceQuery,
+  performanceRoute,
+  positionsQuery,
+  positionsRoute,
+  tradersQuery,
+  tradersRoute,
+  walletTradesRoute,
+} from './handlers/wallets.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
 import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
@@ -108,6 +120,12 @@ export const ROUTES = [
     handler: tokenTradesRoute,
     version: ({ params, deps }) => deps.query.market?.tokenTradesVersion(params.token_address) ?? null,
   }),
+  defineRoute({ pattern: '/v1/tokens/:token_address/traders', auth: true, params: z.object({ token_address: address }), query: tradersQuery, handler: tradersRoute }),
+  // Static before its `:param` sibling: /v1/wallets/leaderboard is not a wallet address.
+  defineRoute({ pattern: '/v1/wallets/leaderboard', auth: true, query: leaderboardQuery, handler: leaderboardRoute }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/performance', auth: true, params: z.object({ wallet_address: address }), query: performanceQuery, handler: performanceRoute }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/positions', auth: true, params: z.object({ wallet_address: address }), query: positionsQuery, handler: positionsRoute }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/daily_pnl', auth: true, params: z.object({ wallet_address: address }), query: dailyPnlQuery, handler: dailyPnlRoute }),
   defineRoute({
     pattern: '/v1/wallets/:wallet_address/trades',
     auth: true,
@@ -124,15 +142,10 @@ export const ROUTES = [
     '/v1/tokens/rankings/:feed',
     '/v1/tokens/:token_address/holders',
     '/v1/tokens/:token_address/holders/stats',
-    '/v1/tokens/:token_address/traders',
     '/v1/tokens/:token_address/bonding_curve',
     '/v1/wallets',
-    '/v1/wallets/leaderboard',
     '/v1/wallets/activity',
     '/v1/wallets/signals',
-    '/v1/wallets/:wallet_address/performance',
-    '/v1/wallets/:wallet_address/positions',
-    '/v1/wallets/:wallet_address/daily_pnl',
     '/v1/wallets/:wallet_address/deployed_tokens',
   ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];

@@ -1,0 +1,73 @@
+import type { BalanceEvent, IngestEvent } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS, TRADE, type StoredTrade } from '../../engine/model/index.ts';
+import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
+import { AtTrade } from '../pool/pool.actor.ts';
+import { tokenUsdOf } from '../pool/usd-price.ts';
+import { decimalsOf, type TokenState } from '../token/token.logic.ts';
+import { applyBalance, applyPoolTrade, initialWallet, type WalletState } from './wallet.logic.ts';
+
+/**
+ * A priced trade as the pool actor applied it (ROUTER-CONTRACT.md, engine/model/derived.ts
+ * once the router lands): what the wallet actor is fed.
+ */
+export interface PoolTradeEvent {
+  type: 'pool.trade';
+  pool_address: string;
+  base_address: string;
+  quote_address: string;
+  trade: StoredTrade;
+}
+
+/** What a wallet actor takes: derived trades and ingest balances. */
+export type WalletInput = IngestEvent | PoolTradeEvent;
+
+/** The token's USD price as the actors stand at the event being applied (its main pool's). */
+const AT_EVENT = new AtTrade();
+function tokenUsdAtEvent(token: string, at: number, ctx: ActorContext): number | null {
+  AT_EVENT.ctx = ctx;
+  AT_EVENT.at = at;
+  try {
+    return tokenUsdOf(token, AT_EVENT);
+  } finally {
+    AT_EVENT.ctx = null;
+  }
+}
+
+/** Applies a balance event to the wallet (wallet.logic.ts applyBalance); false when the token's decimals are unknown. */
+function balance(state: WalletState, e: BalanceEvent, ctx: ActorContext): boolean {
+  const token = ctx.read<TokenState>('token', e.token_address) as TokenState | undefined;
+  const decimals = decimalsOf(token, e.token_address);
+  if (decimals === null) return false;
+  const whole = Number(e.balance_raw) / 10 ** decimals;
+  // Priced only when it differs from what the swaps explain (a transfer in needs it).
+  const position = state.positions[e.token_address];
+  const known = position?.qty ?? 0;
+  const price = whole > known ? tokenUsdAtEvent(e.token_address, e.at, ctx) : null;
+  return applyBalance(state, e.token_address, whole, e.slot, decimals, price);
+}
+
+/** The wallet a wallet-kind input concerns: a trade's wallet, a balance's (not of a known quote mint). */
+export function walletOf(e: WalletInput): string | undefined {
+  if (e.type === 'pool.trade') return e.trade[TRADE.wallet];
+  if (e.type === 'balance') return e.token_address in KNOWN_MINTS ? undefined : e.wallet_address;
+  return undefined;
+}
+
+/**
+ * One actor per wallet (virtual: activated by its first trade or balance, passivated
+ * when idle like pools): its positions by token, per-day rows and recent trades
+ * (wallet.logic.ts). Fed `pool.trade` (the priced trade, from each token's side) and
+ * `balance` events. Its snapshot is its state as it is (plain objects and arrays),
+ * written at checkpoints and at passivation with the other actors': no write per trade.
+ */
+export const walletBehavior: ActorBehavior<WalletState> & { takes: readonly string[] } = {
+  kind: 'wallet',
+  takes: ['pool.trade', 'balance'],
+  route: (e) => walletOf(e as WalletInput),
+  initial: (key) => initialWallet(key),
+  apply(state, event, ctx) {
+    const e = event as WalletInput;
+    if (e.type === 'pool.trade') applyPoolTrade(state, e.pool_address, e.base_address, e.quote_address, e.trade);
+    else if (e.type === 'balance') balance(state, e, ctx);
+  },
+};

@@ -1,0 +1,326 @@
+import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
+import type { PoolState } from '../../actors/pool/pool.logic.ts';
+import { knownMintUsd, tokenUsdOf, type UsdReader } from '../../actors/pool/usd-price.ts';
+import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
+import { decimalsOf, type TokenState } from '../../actors/token/token.logic.ts';
+import {
+  LB_FIELDS,
+  LEADERBOARD_KEY,
+  LEADERBOARD_WINDOWS,
+  leaderboardStale,
+  refreshLeaderboard,
+  type LeaderboardState,
+  type LeaderboardWindow,
+  type TokenTradersState,
+} from '../../actors/wallet/rankings.ts';
+import { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type RecentTrade, type WalletState } from '../../actors/wallet/wallet.logic.ts';
+import type { Clock } from '../clock.ts';
+import type { ActorHost } from '../supervisor/host.ts';
+
+/**
+ * The reads of wallet accounting (DECISIONS.md, "Wallet accounting"; routes 5, 20, 23,
+ * 24, 26): the wallet actors' positions and the rankings' rows (actors/wallet), valued
+ * at the tokens' latest USD prices (their main pools', actors/pool/usd-price.ts).
+ */
+export interface WalletHosts {
+  wallets: ActorHost<WalletState>;
+  tokenTraders: ActorHost<TokenTradersState>;
+  leaderboard: ActorHost<LeaderboardState>;
+  labels: ActorHost<WalletLabelsState>;
+  pools: ActorHost<PoolState>;
+  tokens: ActorHost<TokenState>;
+  quotePrices: ActorHost<QuotePriceState>;
+}
+
+export type PerformanceWindow = LeaderboardWindow | 'all';
+export type LeaderboardSort = 'pnl_usd' | 'win_rate_pct' | 'volume_usd';
+export type TradersSort = 'pnl_usd' | 'volume_usd';
+
+/** A position in a ranked list: the sort value (null sorts last) and the tie-breaking address. */
+export interface RankPosition {
+  value: number | null;
+  address: string;
+}
+
+/** Ranked lists order by value, largest first, nulls last, then by address. */
+function compareRank(a: RankPosition, b: RankPosition): number {
+  if (a.value !== b.value) {
+    if (a.value === null) return 1;
+    if (b.value === null) return -1;
+    return b.value - a.value;
+  }
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+}
+
+/** The items of a ranked list after `after` (exclusive), `limit` of them, and the last one's position when more follow. */
+function pageOf<T extends RankPosition>(sorted: readonly T[], limit: number, after: RankPosition | undefined): { items: T[]; next: RankPosition | null } {
+  let from = 0;
+  if (after) {
+    // Binary search: the first item ranked after `after`.
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareRank(sorted[mid]!, after) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    from = lo;
+  }
+  const items = sorted.slice(from, from + limit);
+  const last = items[items.length - 1];
+  return { items, next: last && from + limit < sorted.length ? { value: last.value, address: last.address } : null };
+}
+
+const today = (now: number) => Math.floor(now / DAY_MS);
+
+/** A recent trade as leaderboard rows show it. */
+function recentTradeJson(r: RecentTrade) {
+  const [at, slot, txIndex, eventIndex, side, token, pool, tokens, usd, txHash] = r;
+  return {
+    trade_id: `${txHash}:${eventIndex}`,
+    tx_hash: txHash,
+    slot,
+    tx_index: txIndex,
+    event_index: eventIndex,
+    type: side === 1 ? 'buy' : 'sell',
+    token_address: token,
+    pool_address: pool,
+    token_amount: tokens,
+    amount_usd: usd,
+    price_usd: usd === null || tokens === 0 ? null : usd / tokens,
+    created_at: at,
+  };
+}
+
+interface LeaderboardEntry extends RankPosition {
+  row: number[];
+  offset: number;
+}
+
+export interface LeaderboardFilters {
+  min_trade_count?: number;
+  min_volume_usd?: number;
+  min_win_rate_pct?: number;
+}
+
+export class WalletsQuery {
+  /** Sorted leaderboard views of the current rows, by window and sort. */
+  private sorted = new Map<string, LeaderboardEntry[]>();
+  private sortedVersion = -1;
+
+  constructor(
+    private readonly hosts: WalletHosts,
+    private readonly clock: Clock,
+  ) {}
+
+  private readonly latest: UsdReader = {
+    token: (address) => this.hosts.tokens.get(address) as TokenState | undefined,
+    pool: (address) => {
+      const s = this.hosts.pools.get(address) as PoolState | undefined;
+      return s?.info ? s : undefined;
+    },
+    mintUsd: (mint) => knownMintUsd(mint, this.hosts.quotePrices.get(mint) as QuotePriceState | undefined),
+  };
+
+  /** A token's latest USD price (its main pool's), or null. */
+  tokenUsd(token: string): number | null {
+    return tokenUsdOf(token, this.latest);
+  }
+
+  private wallet(address: string): Readonly<WalletState> | undefined {
+    return this.hosts.wallets.get(address);
+  }
+
+  private labels(wallet: string): string[] {
+    return activeLabels(this.hosts.labels.get(wallet));
+  }
+
+  /** Unrealized PnL of the open positions at the latest prices (positions whose token has no USD price left out). */
+  private unrealized(s: Readonly<WalletState> | undefined): number {
+    let sum = 0;
+    if (!s) return sum;
+    for (const token in s.positions) {
+      const p = s.positions[token]!;
+      if (!isOpen(p)) continue;
+      const price = this.tokenUsd(token);
+      if (price !== null) sum += p.qty * price - p.cost;
+    }
+    return sum;
+  }
+
+  /** GET /wallets/{wallet}/performance (route 23). A wallet that never traded has zeros. */
+  performance(address: string, window: PerformanceWindow) {
+    const now = this.clock.now();
+    const s = this.wallet(address);
+    const from = window === 'all' ? null : today(now) - LEADERBOARD_WINDOWS[window] + 1;
+    const t = s ? windowTotals(s, from) : null;
+    return {
+      wallet_address: address,
+      window,
+      realized_pnl_usd: t?.realized ?? 0,
+      unrealized_pnl_usd: this.unrealized(s),
+      win_rate_pct: t ? winRatePct(t) : null,
+      trade_count: t ? t.buys + t.sells : 0,
+      buy_count: t?.buys ?? 0,
+      sell_count: t?.sells ?? 0,
+      volume_usd: t?.volume ?? 0,
+      tokens_traded: t?.tokens ?? 0,
+      best_token: t?.best ? { token_address: t.best.token, realized_pnl_usd: t.best.realized } : null,
+      worst_token: t?.worst ? { token_address: t.worst.token, realized_pnl_usd: t.worst.realized } : null,
+      unpriced_trade_count: t?.unpriced ?? 0,
+      as_of: now,
+    };
+  }
+
+  /** GET /wallets/{wallet}/positions (route 24): open positions, largest value_usd first (unknown values last). */
+  positions(address: string, minValueUsd: number | undefined, limit: number, after: RankPosition | undefined) {
+    const s = this.wallet(address);
+    const rows: Array<RankPosition & { item: ReturnType<WalletsQuery['positionItem']> }> = [];
+    if (s) {
+      for (const token in s.positions) {
+        const p = s.positions[token]!;
+        if (!isOpen(p)) continue;
+        const item = this.positionItem(token, p);
+        if (minValueUsd !== undefined && (item.value_usd === null || item.value_usd < minValueUsd)) continue;
+        rows.push({ value: item.value_usd, address: token, item });
+      }
+    }
+    rows.sort(compareRank);
+    const { items, next } = pageOf(rows, limit, after);
+    return { items: items.map((r) => r.item), next };
+  }
+
+  private positionItem(token: string, p: WalletState['positions'][string]) {
+    const price = this.tokenUsd(token);
+    const value = price === null ? null : p.qty * price;
+    return {
+      token_address: token,
+      balance: p.qty,
+      balance_raw: rawOf(p, decimalsOf(this.hosts.tokens.get(token) as TokenState | undefined, token)),
+      cost_basis_usd: p.cost,
+      avg_cost_usd: avgCost(p),
+      value_usd: value,
+      unrealized_pnl_usd: value === null ? null : value - p.cost,
+      realized_pnl_usd: p.realized,
+      first_buy_at: p.firstBuyAt,
+      last_trade_at: p.lastTradeAt,
+    };
+  }
+
+  /** GET /wallets/{wallet}/daily_pnl (route 26): the last `days` UTC days, oldest first. */
+  dailyPnl(address: string, days: number) {
+    const to = today(this.clock.now());
+    return dailyRows(this.wallet(address), to - days + 1, to);
+  }
+
+  /**
+   * GET /tokens/{token}/traders (route 5): the token's rows (rankings.ts), by pnl_usd
+   * (realized + unrealized at the token's price now) or volume_usd; with `label`, only
+   * wallets holding it. null for a token without an actor.
+   */
+  traders(token: string, sort: TradersSort, label: string | undefined, limit: number, after: RankPosition | undefined) {
+    if (this.hosts.tokens.get(token) === undefined) return null;
+    const now = this.clock.now();
+    const state = this.hosts.tokenTraders.get(token);
+    const price = this.tokenUsd(token);
+    const rows: Array<RankPosition & { wallet: string; row: number[]; unrealized: number | null; labels: string[] | null }> = [];
+    if (state) {
+      for (const wallet in state.rows) {
+        const row = state.rows[wallet]!;
+        let labels: string[] | null = null;
+        if (label !== undefined) {
+          labels = this.labels(wallet);
+          if (!labels.includes(label)) continue;
+        }
+        const [, , buyUsd, sellUsd, realized, qty, cost] = row;
+        const unrealized = qty > 0 ? (price === null ? null : qty * price - cost) : 0;
+        const value = sort === 'volume_usd' ? buyUsd + sellUsd : realized + (unrealized ?? 0);
+        rows.push({ value, address: wallet, wallet, row, unrealized, labels });
+      }
+    }
+    rows.sort(compareRank);
+    const { items, next } = pageOf(rows, limit, after);
+    return {
+      items: items.map(({ wallet, row, unrealized, labels }) => ({
+        wallet_address: wallet,
+        buy_count: row[0]!,
+        sell_count: row[1]!,
+        buy_volume_usd: row[2]!,
+        sell_volume_usd: row[3]!,
+        realized_pnl_usd: row[4]!,
+        unrealized_pnl_usd: unrealized,
+        pnl_usd: row[4]! + (unrealized ?? 0),
+        labels: labels ?? this.labels(wallet),
+        as_of: now,
+      })),
+      next,
+    };
+  }
+
+  /** The leaderboard's rows, refreshed first when older than the refresh period (rankings.ts). */
+  private leaderboardState(): Readonly<LeaderboardState> {
+    const h = this.hosts.leaderboard;
+    const now = this.clock.now();
+    const state = h.get(LEADERBOARD_KEY);
+    if (state && leaderboardStale(state, now)) {
+      h.update(LEADERBOARD_KEY, (s) => refreshLeaderboard(s, now, (w) => this.wallet(w)));
+    }
+    return h.get(LEADERBOARD_KEY) ?? { asOf: 0, rows: {}, count: 0, dirty: new Set(), version: -1 };
+  }
+
+  /**
+   * GET /wallets/leaderboard (route 20): the tracked wallets with a trade in the window
+   * that pass the filters, by `sort` (realized PnL in the window, win rate, volume),
+   * each with its last RECENT_TRADES trades. Rows are as of `as_of`.
+   */
+  leaderboard(window: LeaderboardWindow, sort: LeaderboardSort, filters: LeaderboardFilters, limit: number, after: RankPosition | undefined) {
+    const state = this.leaderboardState();
+    if (state.version !== this.sortedVersion) {
+      this.sorted.clear();
+      this.sortedVersion = state.version;
+    }
+    const key = `${window}:${sort}`;
+    let sorted = this.sorted.get(key);
+    if (!sorted) {
+      const offset = Object.keys(LEADERBOARD_WINDOWS).indexOf(window) * LB_FIELDS;
+      sorted = [];
+      for (const wallet in state.rows) {
+        const row = state.rows[wallet]!;
+        if (row[offset + 2] === 0) continue;
+        const value = sort === 'pnl_usd' ? row[offset]! : sort === 'volume_usd' ? row[offset + 1]! : winRatePct({ sold: row[offset + 4]!, wins: row[offset + 5]! });
+        sorted.push({ value, address: wallet, row, offset });
+      }
+      sorted.sort(compareRank);
+      this.sorted.set(key, sorted);
+    }
+    const { min_trade_count: minTrades, min_volume_usd: minVolume, min_win_rate_pct: minWinRate } = filters;
+    const kept =
+      minTrades === undefined && minVolume === undefined && minWinRate === undefined
+        ? sorted
+        : sorted.filter(({ row, offset }) => {
+            if (minTrades !== undefined && row[offset + 2]! < minTrades) return false;
+            if (minVolume !== undefined && row[offset + 1]! < minVolume) return false;
+            if (minWinRate !== undefined) {
+              const rate = winRatePct({ sold: row[offset + 4]!, wins: row[offset + 5]! });
+              if (rate === null || rate < minWinRate) return false;
+            }
+            return true;
+          });
+    const { items, next } = pageOf(kept, limit, after);
+    return {
+      items: items.map(({ address, row, offset }) => ({
+        wallet_address: address,
+        labels: this.labels(address),
+        realized_pnl_usd: row[offset]!,
+        win_rate_pct: winRatePct({ sold: row[offset + 4]!, wins: row[offset + 5]! }),
+        trade_count: row[offset + 2]!,
+        volume_usd: row[offset + 1]!,
+        tokens_traded: row[offset + 3]!,
+        unpriced_trade_count: row[offset + 6]!,
+        recent_trades: [...(this.wallet(address)?.recent ?? [])].reverse().map(recentTradeJson),
+        as_of: state.asOf,
+      })),
+      next,
+    };
+  }
+}
