@@ -147,9 +147,11 @@ export function refreshLeaderboard(state: LeaderboardState, now: number, read: (
   state.version++;
 }
 
-/** Whether a request at `now` should refresh first: rows older than LEADERBOARD_REFRESH_MS with something to recompute. */
-export const leaderboardStale = (state: Readonly<LeaderboardState>, now: number): boolean =>
-  now - state.asOf >= LEADERBOARD_REFRESH_MS && (state.dirty.size > 0 || Math.floor(state.asOf / DAY_MS) !== Math.floor(now / DAY_MS));
+/**
+ * Whether a request at `now` should refresh first: rows older than LEADERBOARD_REFRESH_MS
+ * (with nothing marked, the refresh only moves as_of on: the rows are current).
+ */
+export const leaderboardStale = (state: Readonly<LeaderboardState>, now: number): boolean => now - state.asOf >= LEADERBOARD_REFRESH_MS;
 
 interface LeaderboardSnapshot extends Omit<LeaderboardState, 'dirty'> {
   dirty: string[];
