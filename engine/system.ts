@@ -30,7 +30,7 @@ import { RecentWalletPools } from './market/wallet-trades.ts';
 import { walletBehavior, type PoolTradeEvent } from '../actors/wallet/wallet.actor.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
 import type { WalletState } from '../actors/wallet/wallet.logic.ts';
-import { WalletsQuery } from './query/wallets.ts';
+import { RECENT_TRADES, WalletsQuery } from './query/wallets.ts';
 
 /** The seq step between the derived trades of one event (shim): 2^-20, exact in a double for seqs below 2^32. */
 const DERIVED_SEQ_STEP = 2 ** -20;
@@ -187,11 +187,16 @@ export class Engine {
     // the wallet hosts as the derived `pool.trade` event, under the seq of the swap
     // being applied. The router delivers it instead; balance events reach the wallet
     // hosts as every ingest event reaches every host today.
+    // One event object, filled per trade: the hosts keep nothing of it past the delivery.
+    const derived: PoolTradeEvent = { type: 'pool.trade', pool_address: '', base_address: '', quote_address: '', trade: null as unknown as StoredTrade };
+    const event = derived as unknown as IngestEvent;
     const deliverTrade = wallets
       ? (state: PoolState, stored: StoredTrade) => {
           const info = state.info!;
-          const derived: PoolTradeEvent = { type: 'pool.trade', pool_address: state.pool_address, base_address: info.base_address, quote_address: info.quote_address, trade: stored };
-          const event = derived as unknown as IngestEvent;
+          derived.pool_address = state.pool_address;
+          derived.base_address = info.base_address;
+          derived.quote_address = info.quote_address;
+          derived.trade = stored;
           // One event may apply many swaps (a pool event applies those waiting for it):
           // each derived trade gets a seq of its own just above the event's, so that the
           // hosts' "seen already" check (seq <= the actor's) tells them apart, and a
@@ -571,7 +576,12 @@ export class Engine {
     const w = this.wallets;
     return {
       market,
-      wallets: w ? new WalletsQuery({ ...w, labels: this.labels, pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.clock) : undefined,
+      wallets: w
+        ? new WalletsQuery({ ...w, labels: this.labels, pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.clock, (wallet) =>
+            // As GET /wallets/{wallet}/trades lists them: newest first, over the 30 days trade lists cover.
+            market.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
+          )
+        : undefined,
       research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
       status: (): EngineStatus => ({
         status: this.state,

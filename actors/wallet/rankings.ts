@@ -1,7 +1,7 @@
 import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { WalletInput } from './wallet.actor.ts';
-import { DAY_MS, windowTotals, type Position, type WalletState, type WindowTotals } from './wallet.logic.ts';
+import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.logic.ts';
 
 /**
  * The incremental rankings of wallet accounting (DECISIONS.md: "Leaderboards and top
@@ -38,8 +38,8 @@ export type TraderRow = [buys: number, sells: number, buyUsd: number, sellUsd: n
 
 export interface TokenTradersState {
   token_address: string;
-  rows: Record<string, TraderRow>;
-  count: number;
+  /** By wallet (a Map: up to 1,250 wallets looked up per trade). */
+  rows: Map<string, TraderRow>;
 }
 
 function copyRow(row: TraderRow, p: Position): void {
@@ -54,11 +54,8 @@ function copyRow(row: TraderRow, p: Position): void {
 
 /** Cuts the rows back to the TOKEN_TRADERS_MAX with the most USD volume (ties: the lower address). */
 function trim(state: TokenTradersState): void {
-  const entries = Object.entries(state.rows).sort((a, b) => b[1][2] + b[1][3] - (a[1][2] + a[1][3]) || (a[0] < b[0] ? -1 : 1));
-  const rows: Record<string, TraderRow> = {};
-  for (let i = 0; i < TOKEN_TRADERS_MAX; i++) rows[entries[i]![0]] = entries[i]![1];
-  state.rows = rows;
-  state.count = TOKEN_TRADERS_MAX;
+  const entries = [...state.rows].sort((a, b) => b[1][2] + b[1][3] - (a[1][2] + a[1][3]) || (a[0] < b[0] ? -1 : 1));
+  state.rows = new Map(entries.slice(0, TOKEN_TRADERS_MAX));
 }
 
 function tokensOf(e: WalletInput): string | readonly string[] | undefined {
@@ -71,21 +68,26 @@ export const tokenTradersBehavior: ActorBehavior<TokenTradersState> & { takes: r
   kind: 'token-traders',
   takes: ['pool.trade', 'balance'],
   route: (e) => tokensOf(e as WalletInput),
-  initial: (token_address) => ({ token_address, rows: {}, count: 0 }),
+  initial: (token_address) => ({ token_address, rows: new Map() }),
   apply(state, event, ctx) {
     const e = event as WalletInput;
     const wallet = e.type === 'pool.trade' ? e.trade[TRADE.wallet] : e.type === 'balance' ? e.wallet_address : null;
     if (wallet === null) return;
-    let row = state.rows[wallet];
+    let row = state.rows.get(wallet);
     // A balance moves a trader's quantity and cost; it does not make a trader.
     if (row === undefined && e.type !== 'pool.trade') return;
-    const p = (ctx.read<WalletState>('wallet', wallet) as WalletState | undefined)?.positions[state.token_address];
+    const p = (ctx.read<WalletState>('wallet', wallet) as WalletState | undefined)?.positions.get(state.token_address);
     if (p === undefined) return;
     if (row === undefined) {
-      state.rows[wallet] = row = [0, 0, 0, 0, 0, 0, 0];
-      if (++state.count > TOKEN_TRADERS_MAX * 1.25) trim(state);
+      state.rows.set(wallet, (row = [0, 0, 0, 0, 0, 0, 0]));
+      if (state.rows.size > TOKEN_TRADERS_MAX * 1.25) trim(state);
     }
     copyRow(row, p);
+  },
+  toSnapshot: (state) => ({ token_address: state.token_address, rows: [...state.rows] }),
+  fromSnapshot: (data) => {
+    const s = data as { token_address: string; rows: Array<[string, TraderRow]> };
+    return { token_address: s.token_address, rows: new Map(s.rows) };
   },
 };
 
@@ -104,10 +106,43 @@ export interface LeaderboardState {
   version: number;
 }
 
-function rowOf(t: WindowTotals[]): number[] {
-  const out: number[] = [];
-  for (const w of t) out.push(w.realized, w.volume, w.buys + w.sells, w.tokens, w.sold, w.wins, w.unpriced);
-  return out;
+/**
+ * A wallet's leaderboard row at UTC day `day`, in one pass over its positions' day rows
+ * (the 1d, 7d and 30d windows together; what windowTotals sums per window), into
+ * `out`; false when it has no trade in 30 days.
+ */
+export function leaderboardRow(s: Readonly<WalletState>, day: number, out: number[]): boolean {
+  out.length = WINDOW_LIST.length * LB_FIELDS;
+  out.fill(0);
+  for (const p of s.positions.values()) {
+    const d = p.days;
+    for (let w = 0; w < WINDOW_LIST.length; w++) {
+      const from = day - WINDOW_LIST[w]! + 1;
+      let realized = 0;
+      let trades = 0;
+      let sells = 0;
+      let volume = 0;
+      let unpriced = 0;
+      for (let i = d.length - DAY_FIELDS; i >= 0 && d[i]! >= from; i -= DAY_FIELDS) {
+        trades += d[i + 1]! + d[i + 2]!;
+        sells += d[i + 2]!;
+        volume += d[i + 3]!;
+        realized += d[i + 4]!;
+        unpriced += d[i + 5]!;
+      }
+      const o = w * LB_FIELDS;
+      out[o + 1] += volume;
+      out[o + 2] += trades;
+      out[o + 6] += unpriced;
+      if (trades > 0) out[o + 3]++;
+      if (sells > 0) {
+        out[o] += realized;
+        out[o + 4]++;
+        if (realized > 0) out[o + 5]++;
+      }
+    }
+  }
+  return out[(WINDOW_LIST.length - 1) * LB_FIELDS + 2]! > 0;
 }
 
 /** The index of the 30-day volume in a row. */
@@ -123,17 +158,19 @@ export function refreshLeaderboard(state: LeaderboardState, now: number, read: (
   if (state.asOf > 0 && Math.floor(state.asOf / DAY_MS) !== day) for (const w in state.rows) state.dirty.add(w);
   for (const w of state.dirty) {
     const s = read(w);
-    const totals = s ? WINDOW_LIST.map((n) => windowTotals(s, day - n + 1)) : [];
-    const had = state.rows[w] !== undefined;
-    if (totals.length === 0 || totals[totals.length - 1]!.buys + totals[totals.length - 1]!.sells === 0) {
-      if (had) {
+    const existing = state.rows[w];
+    const row = existing ?? [];
+    if (!s || !leaderboardRow(s, day, row)) {
+      if (existing) {
         delete state.rows[w];
         state.count--;
       }
       continue;
     }
-    state.rows[w] = rowOf(totals);
-    if (!had) state.count++;
+    if (!existing) {
+      state.rows[w] = row;
+      state.count++;
+    }
   }
   state.dirty.clear();
   if (state.count > LEADERBOARD_MAX) {

@@ -4,7 +4,7 @@ import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavi
 import { AtTrade } from '../pool/pool.actor.ts';
 import { tokenUsdOf } from '../pool/usd-price.ts';
 import { decimalsOf, type TokenState } from '../token/token.logic.ts';
-import { applyBalance, applyPoolTrade, initialWallet, type WalletState } from './wallet.logic.ts';
+import { applyBalance, applyPoolTrade, initialWallet, type Position, type WalletState } from './wallet.logic.ts';
 
 /**
  * A priced trade as the pool actor applied it (ROUTER-CONTRACT.md, engine/model/derived.ts
@@ -40,7 +40,7 @@ function balance(state: WalletState, e: BalanceEvent, ctx: ActorContext): boolea
   if (decimals === null) return false;
   const whole = Number(e.balance_raw) / 10 ** decimals;
   // Priced only when it differs from what the swaps explain (a transfer in needs it).
-  const position = state.positions[e.token_address];
+  const position = state.positions.get(e.token_address);
   const known = position?.qty ?? 0;
   const price = whole > known ? tokenUsdAtEvent(e.token_address, e.at, ctx) : null;
   return applyBalance(state, e.token_address, whole, e.slot, decimals, price);
@@ -55,8 +55,7 @@ export function walletOf(e: WalletInput): string | undefined {
 
 /**
  * One actor per wallet (virtual: activated by its first trade or balance, passivated
- * when idle like pools): its positions by token, per-day rows and recent trades
- * (wallet.logic.ts). Fed `pool.trade` (the priced trade, from each token's side) and
+ * when idle like pools): its positions by token and their per-day rows (wallet.logic.ts). Fed `pool.trade` (the priced trade, from each token's side) and
  * `balance` events. Its snapshot is its state as it is (plain objects and arrays),
  * written at checkpoints and at passivation with the other actors': no write per trade.
  */
@@ -67,7 +66,12 @@ export const walletBehavior: ActorBehavior<WalletState> & { takes: readonly stri
   initial: (key) => initialWallet(key),
   apply(state, event, ctx) {
     const e = event as WalletInput;
-    if (e.type === 'pool.trade') applyPoolTrade(state, e.pool_address, e.base_address, e.quote_address, e.trade);
+    if (e.type === 'pool.trade') applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
     else if (e.type === 'balance') balance(state, e, ctx);
+  },
+  toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions] }),
+  fromSnapshot: (data) => {
+    const s = data as { wallet_address: string; positions: Array<[string, Position]> };
+    return { wallet_address: s.wallet_address, positions: new Map(s.positions) };
   },
 };

@@ -22,6 +22,8 @@ import { KNOWN_MINTS, TRADE, type StoredTrade } from '../../engine/model/index.t
  *   send a swap before the balances it leaves).
  * - Per UTC day and token: buys, sells, USD volume, realized PnL and unpriced trades,
  *   the last DAYS_KEPT days, for daily_pnl and the 1d/7d/30d windows.
+ * - A wallet's trades themselves are in the trades store (route 25, the leaderboard's
+ *   recent_trades), not here.
  */
 
 export const DAY_MS = 86_400_000;
@@ -29,8 +31,6 @@ export const DAY_MS = 86_400_000;
 export const DAYS_KEPT = 92;
 /** Numbers per day row in Position.days: day, buys, sells, volume_usd, realized_usd, unpriced. */
 export const DAY_FIELDS = 6;
-/** Trades a wallet keeps for the leaderboard's recent_trades. */
-export const RECENT_TRADES = 5;
 /** Relative difference under which a balance and a quantity are the same (float rounding of raw / 10^decimals). */
 const SAME = 1e-9;
 
@@ -56,22 +56,17 @@ export interface Position {
   days: number[];
 }
 
-/**
- * A trade of the wallet from one token's side, as recent_trades shows it:
- * at, slot, tx_index, event_index, 1 buy / 0 sell, token, pool, tokens, USD or null, tx hash.
- */
-export type RecentTrade = [at: number, slot: number, txIndex: number, eventIndex: number, side: 0 | 1, token: string, pool: string, tokens: number, usd: number | null, txHash: string];
-
 export interface WalletState {
   wallet_address: string;
-  /** By token address. */
-  positions: Record<string, Position>;
-  /** The newest RECENT_TRADES trades, oldest first (chain order). */
-  recent: RecentTrade[];
+  /**
+   * By token address. A Map: an object given each wallet's own token keys would make a
+   * hidden class per wallet and key, and every lookup megamorphic.
+   */
+  positions: Map<string, Position>;
 }
 
 export function initialWallet(wallet_address: string): WalletState {
-  return { wallet_address, positions: {}, recent: [] };
+  return { wallet_address, positions: new Map() };
 }
 
 function newPosition(): Position {
@@ -79,17 +74,24 @@ function newPosition(): Position {
 }
 
 function positionOf(state: WalletState, token: string): Position {
-  let p = state.positions[token];
-  if (p === undefined) state.positions[token] = p = newPosition();
+  let p = state.positions.get(token);
+  if (p === undefined) state.positions.set(token, (p = newPosition()));
   return p;
 }
 
 /** Average cost of one token of the position (0 when none is held). */
 export const avgCost = (p: Position): number => (p.qty > 0 ? p.cost / p.qty : 0);
 
-/** The index in `p.days` of `day`'s row, added in order (and rows older than DAYS_KEPT before the newest dropped). */
+/** A day row for trades of a day older than the rows kept: written to, never read. */
+const SCRATCH: number[] = [0, 0, 0, 0, 0, 0];
+
+/**
+ * The array and index of `day`'s row: in `p.days`, added in order (and rows older than
+ * DAYS_KEPT before the newest dropped), or SCRATCH for a day older than those kept.
+ */
 function dayRow(p: Position, day: number): number {
   const d = p.days;
+  if (d.length > 0 && day <= d[d.length - DAY_FIELDS]! - DAYS_KEPT) return -1;
   let i = d.length - DAY_FIELDS;
   while (i >= 0 && d[i]! > day) i -= DAY_FIELDS;
   if (i >= 0 && d[i] === day) return i;
@@ -110,8 +112,9 @@ function dayRow(p: Position, day: number): number {
  * `tokens` moved, `usd` the trade's USD value or null.
  */
 export function applyTokenTrade(p: Position, buy: boolean, tokens: number, usd: number | null, at: number): void {
-  const row = dayRow(p, Math.floor(at / DAY_MS));
-  const d = p.days;
+  let row = dayRow(p, Math.floor(at / DAY_MS));
+  const d = row < 0 ? SCRATCH : p.days;
+  if (row < 0) row = 0;
   if (buy) {
     if (usd === null) p.cost += tokens * avgCost(p);
     else {
@@ -147,29 +150,13 @@ export function applyTokenTrade(p: Position, buy: boolean, tokens: number, usd: 
 }
 
 /** The wallet's trade `t` in a pool of `base` quoted in `quote`: its base side, and its quote side for a quote that is not a known mint. */
-export function applyPoolTrade(state: WalletState, pool: string, base: string, quote: string, t: StoredTrade): void {
+export function applyPoolTrade(state: WalletState, base: string, quote: string, t: StoredTrade): void {
   const quoteUsd = t[TRADE.quoteUsd];
   const usd = quoteUsd === null ? null : t[TRADE.quoteAmount] * quoteUsd;
   const buy = t[TRADE.side] === 1;
   const at = t[TRADE.at];
   applyTokenTrade(positionOf(state, base), buy, t[TRADE.baseAmount], usd, at);
-  noteRecent(state, t, buy ? 1 : 0, base, pool, t[TRADE.baseAmount], usd);
-  if (!(quote in KNOWN_MINTS)) {
-    applyTokenTrade(positionOf(state, quote), !buy, t[TRADE.quoteAmount], usd, at);
-    noteRecent(state, t, buy ? 0 : 1, quote, pool, t[TRADE.quoteAmount], usd);
-  }
-}
-
-const before = (a: RecentTrade, t: StoredTrade) =>
-  a[0] - t[TRADE.at] || a[1] - t[TRADE.slot] || a[2] - t[TRADE.txIndex] || a[3] - t[TRADE.eventIndex];
-
-function noteRecent(state: WalletState, t: StoredTrade, side: 0 | 1, token: string, pool: string, tokens: number, usd: number | null): void {
-  const r = state.recent;
-  if (r.length === RECENT_TRADES && before(r[0]!, t) > 0) return;
-  let i = r.length;
-  while (i > 0 && before(r[i - 1]!, t) > 0) i--;
-  r.splice(i, 0, [t[TRADE.at], t[TRADE.slot], t[TRADE.txIndex], t[TRADE.eventIndex], side, token, pool, tokens, usd, t[TRADE.txHash]]);
-  if (r.length > RECENT_TRADES) r.shift();
+  if (!(quote in KNOWN_MINTS)) applyTokenTrade(positionOf(state, quote), !buy, t[TRADE.quoteAmount], usd, at);
 }
 
 /**
@@ -178,7 +165,7 @@ function noteRecent(state: WalletState, t: StoredTrade, side: 0 | 1, token: stri
  * token's USD price at the event, or null. True when the position changed.
  */
 export function applyBalance(state: WalletState, token: string, balance: number, slot: number, decimals: number, priceUsd: number | null): boolean {
-  const existing = state.positions[token];
+  const existing = state.positions.get(token);
   if (existing !== undefined && slot <= existing.balanceSlot) return false;
   const p = existing ?? positionOf(state, token);
   p.balanceSlot = slot;
@@ -217,8 +204,7 @@ export interface WindowTotals {
  */
 export function windowTotals(state: Readonly<WalletState>, fromDay: number | null): WindowTotals {
   const out: WindowTotals = { realized: 0, volume: 0, buys: 0, sells: 0, unpriced: 0, tokens: 0, sold: 0, wins: 0, best: null, worst: null };
-  for (const token in state.positions) {
-    const p = state.positions[token]!;
+  for (const [token, p] of state.positions) {
     let realized = 0;
     let buys = 0;
     let sells = 0;
@@ -262,8 +248,8 @@ export function dailyRows(state: Readonly<WalletState> | undefined, fromDay: num
   const buys = new Float64Array(n);
   const sells = new Float64Array(n);
   if (state) {
-    for (const token in state.positions) {
-      const d = state.positions[token]!.days;
+    for (const p of state.positions.values()) {
+      const d = p.days;
       for (let i = d.length - DAY_FIELDS; i >= 0 && d[i]! >= fromDay; i -= DAY_FIELDS) {
         const k = d[i]! - fromDay;
         if (k >= n) continue;

@@ -13,7 +13,7 @@ import {
   type LeaderboardWindow,
   type TokenTradersState,
 } from '../../actors/wallet/rankings.ts';
-import { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type RecentTrade, type WalletState } from '../../actors/wallet/wallet.logic.ts';
+import { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from '../../actors/wallet/wallet.logic.ts';
 import type { Clock } from '../clock.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 
@@ -73,24 +73,8 @@ function pageOf<T extends RankPosition>(sorted: readonly T[], limit: number, aft
 
 const today = (now: number) => Math.floor(now / DAY_MS);
 
-/** A recent trade as leaderboard rows show it. */
-function recentTradeJson(r: RecentTrade) {
-  const [at, slot, txIndex, eventIndex, side, token, pool, tokens, usd, txHash] = r;
-  return {
-    trade_id: `${txHash}:${eventIndex}`,
-    tx_hash: txHash,
-    slot,
-    tx_index: txIndex,
-    event_index: eventIndex,
-    type: side === 1 ? 'buy' : 'sell',
-    token_address: token,
-    pool_address: pool,
-    token_amount: tokens,
-    amount_usd: usd,
-    price_usd: usd === null || tokens === 0 ? null : usd / tokens,
-    created_at: at,
-  };
-}
+/** Trades each leaderboard row shows (DECISIONS.md row 20: the last 5). */
+export const RECENT_TRADES = 5;
 
 interface LeaderboardEntry extends RankPosition {
   row: number[];
@@ -111,6 +95,8 @@ export class WalletsQuery {
   constructor(
     private readonly hosts: WalletHosts,
     private readonly clock: Clock,
+    /** The wallet's last RECENT_TRADES trades, newest first, as GET /wallets/{wallet}/trades lists them. */
+    private readonly recentTrades: (wallet: string) => unknown[],
   ) {}
 
   private readonly latest: UsdReader = {
@@ -139,8 +125,7 @@ export class WalletsQuery {
   private unrealized(s: Readonly<WalletState> | undefined): number {
     let sum = 0;
     if (!s) return sum;
-    for (const token in s.positions) {
-      const p = s.positions[token]!;
+    for (const [token, p] of s.positions) {
       if (!isOpen(p)) continue;
       const price = this.tokenUsd(token);
       if (price !== null) sum += p.qty * price - p.cost;
@@ -177,8 +162,7 @@ export class WalletsQuery {
     const s = this.wallet(address);
     const rows: Array<RankPosition & { item: ReturnType<WalletsQuery['positionItem']> }> = [];
     if (s) {
-      for (const token in s.positions) {
-        const p = s.positions[token]!;
+      for (const [token, p] of s.positions) {
         if (!isOpen(p)) continue;
         const item = this.positionItem(token, p);
         if (minValueUsd !== undefined && (item.value_usd === null || item.value_usd < minValueUsd)) continue;
@@ -190,7 +174,7 @@ export class WalletsQuery {
     return { items: items.map((r) => r.item), next };
   }
 
-  private positionItem(token: string, p: WalletState['positions'][string]) {
+  private positionItem(token: string, p: Position) {
     const price = this.tokenUsd(token);
     const value = price === null ? null : p.qty * price;
     return {
@@ -225,8 +209,7 @@ export class WalletsQuery {
     const price = this.tokenUsd(token);
     const rows: Array<RankPosition & { wallet: string; row: number[]; unrealized: number | null; labels: string[] | null }> = [];
     if (state) {
-      for (const wallet in state.rows) {
-        const row = state.rows[wallet]!;
+      for (const [wallet, row] of state.rows) {
         let labels: string[] | null = null;
         if (label !== undefined) {
           labels = this.labels(wallet);
@@ -271,7 +254,8 @@ export class WalletsQuery {
   /**
    * GET /wallets/leaderboard (route 20): the tracked wallets with a trade in the window
    * that pass the filters, by `sort` (realized PnL in the window, win rate, volume),
-   * each with its last RECENT_TRADES trades. Rows are as of `as_of`.
+   * each with its last RECENT_TRADES trades (as its trades route lists them, now). Rows
+   * are as of `as_of`.
    */
   leaderboard(window: LeaderboardWindow, sort: LeaderboardSort, filters: LeaderboardFilters, limit: number, after: RankPosition | undefined) {
     const state = this.leaderboardState();
@@ -317,7 +301,7 @@ export class WalletsQuery {
         volume_usd: row[offset + 1]!,
         tokens_traded: row[offset + 3]!,
         unpriced_trade_count: row[offset + 6]!,
-        recent_trades: [...(this.wallet(address)?.recent ?? [])].reverse().map(recentTradeJson),
+        recent_trades: this.recentTrades(address),
         as_of: state.asOf,
       })),
       next,

@@ -57,13 +57,9 @@ export const SCHEMAS: Record<string, Schema> = {
     wallet_address: ADDRESS, buy_count: int(), sell_count: int(), buy_volume_usd: num(), sell_volume_usd: num(), realized_pnl_usd: num(),
     unrealized_pnl_usd: numQ(), pnl_usd: num(), labels: arr(str()), as_of: int('Engine time of the answer (Unix ms).'),
   }),
-  RecentTrade: obj({
-    trade_id: str(), tx_hash: str(), slot: int(), tx_index: int(), event_index: int(), type: { type: 'string', enum: ['buy', 'sell'] },
-    token_address: ADDRESS, pool_address: ADDRESS, token_amount: num(), amount_usd: numQ(), price_usd: numQ(), created_at: int(),
-  }),
   LeaderboardRow: obj({
     wallet_address: ADDRESS, labels: arr(str()), realized_pnl_usd: num(), win_rate_pct: numQ(), trade_count: int(), volume_usd: num(), tokens_traded: int(),
-    unpriced_trade_count: int(), recent_trades: arr(ref('RecentTrade')), as_of: int('Engine time the rows were computed at (Unix ms); at most 60 s behind the trades.'),
+    unpriced_trade_count: int(), recent_trades: arr(ref('Trade'), 'The last 5 trades, newest first, as GET /v1/wallets/{wallet_address}/trades lists them.'), as_of: int('Engine time the rows were computed at (Unix ms); at most 60 s behind the trades.'),
   }),
   Failure: obj(
     { code: int('Stable status code: HTTP status × 10 plus a digit.'), error: str('Name to branch on.'), message: str('For people; names the parameter on a 400.'), data: { type: 'null' } },
@@ -290,7 +286,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: [
       `Wallets with a trade in the window, by sort: pnl_usd (realized_pnl_usd of sells in the window; default), win_rate_pct (wallets that sold nothing in the window last) or volume_usd; largest first, ties by wallet_address. Filters min_trade_count, min_volume_usd and min_win_rate_pct keep rows at or above them (min_win_rate_pct leaves out wallets that sold nothing). ${WALLET_ACCOUNTING}`,
       'Windows are whole UTC days: 1d is today (UTC), 7d today and the 6 days before, 30d today and the 29 before.',
-      'Maintained incrementally, not computed per request: trades mark their wallet, and the marked wallets\' rows are recomputed at least every 60 s of event time and when a request finds them 60 s old on the engine clock (every row on a new UTC day). So the leaderboard may lag the trades by up to 60 s; as_of (in each row) is the engine time the rows were computed at. It ranks the 10,000 wallets with the most USD volume in 30 days; filters apply within them. recent_trades: the wallet\'s last 5 trades, newest first, as of the request, each from its token\'s side.',
+      'Maintained incrementally, not computed per request: trades mark their wallet, and the marked wallets\' rows are recomputed at least every 60 s of event time and when a request finds them 60 s old on the engine clock (every row on a new UTC day). So the leaderboard may lag the trades by up to 60 s; as_of (in each row) is the engine time the rows were computed at. It ranks the 10,000 wallets with the most USD volume in 30 days; filters apply within them. recent_trades: the wallet\'s last 5 trades (over the 30 days trade lists cover), newest first, as GET /v1/wallets/{wallet_address}/trades lists them at the request.',
     ].join('\n\n'),
     data: arr(ref('LeaderboardRow')),
     paged: true,
