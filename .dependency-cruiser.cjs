@@ -1,8 +1,7 @@
 /**
  * The module boundaries of STYLE.md section 3 that the code honours today, checked by
  * `npm test` (`npm run lint:deps`). A rule names the row of the table it enforces; add
- * one as the restructure of issue 21 makes another row true (engine/query, engine/topics,
- * one entry point per folder).
+ * one as the restructure of issue 21 makes another row true (one entry point per folder).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -33,7 +32,7 @@ module.exports = {
       comment: 'storage/ sits under the query, live, ingest and supervisor layers and the transport: it never imports them (STYLE.md 3).',
       severity: 'error',
       from: { path: '^storage/' },
-      to: { path: '^(engine/(market|query|topics|search|supervisor|ingest|sources|plans)/|engine/system\\.ts$|transport/)' },
+      to: { path: '^(engine/(query|topics|supervisor|ingest|sources|plans)/|engine/system\\.ts$|transport/)' },
     },
     {
       name: 'transport-not-to-storage',
@@ -65,10 +64,31 @@ module.exports = {
     },
     {
       name: 'actors-not-to-query-or-live',
-      comment: 'actors/ never import the read facade or the live streams (engine/market, engine/query, engine/topics, engine/search): those read actors, not the reverse (STYLE.md 3).',
+      comment: 'actors/ never import the read facade or the live streams (engine/query, engine/topics): those read actors, not the reverse (STYLE.md 3).',
       severity: 'error',
       from: { path: '^actors/' },
-      to: { path: '^engine/(market|query|topics|search)/' },
+      to: { path: '^engine/(query|topics)/' },
+    },
+    {
+      name: 'query-and-topics-not-to-transport',
+      comment: 'engine/query and engine/topics are what the transport reads and listens to: they never import it (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^engine/(query|topics)/' },
+      to: { path: '^transport/' },
+    },
+    {
+      name: 'query-and-topics-read-actors-by-entry',
+      comment: 'engine/query and engine/topics read actor state through actors/index.ts only (its read-only views), never an actor file (STYLE.md 3, issue 21).',
+      severity: 'error',
+      from: { path: '^engine/(query|topics)/' },
+      to: { path: '^actors/', pathNot: '^actors/index\\.ts$' },
+    },
+    {
+      name: 'transport-to-query-and-topics-by-entry',
+      comment: 'transport/ imports engine/query and engine/topics through their entry points (index.ts) only, never a file inside (STYLE.md 3).',
+      severity: 'error',
+      from: { path: '^transport/' },
+      to: { path: '^engine/(query|topics)/', pathNot: '^engine/(query|topics)/index\\.ts$' },
     },
     {
       name: 'plans-to-kernel-model-storage',

@@ -5,3 +5,17 @@ export { createPoolBehavior } from './pool/pool.actor.ts';
 export { createTokenBehavior, tokenBehavior } from './token/token.actor.ts';
 export type { PoolState } from './pool/pool.logic.ts';
 export type { TokenState } from './token/token.logic.ts';
+
+/**
+ * Read-only views of actor state for the read facade (engine/query) and the live
+ * streams (engine/topics): pure functions of a state they are handed, never a change.
+ */
+export { DistinctCounter } from './pool/distinct.ts';
+export { computeHeat } from './pool/heat.ts';
+export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, type PoolTotals } from './pool/pool.logic.ts';
+export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, type UsdReader } from './pool/usd-price.ts';
+export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './pool/candle-series.ts';
+export { countCandleChanges, takeCandleChanges, type CandleTaking } from './pool/pool.actor.ts';
+export { holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
+export { DEFAULT_SNIPER_SLOTS } from './token/holders.ts';
+export { activeLabels, type WalletLabelsState } from './labels/labels.actor.ts';

@@ -108,7 +108,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   let trades = 0;
   const market = engine.query.market!;
   // Every pool of the file, read as GET /pools/{pool} reads it: the work really was derived.
-  for (const address of pools) trades += market.pool(address)?.totals.trade_count ?? 0;
+  for (const address of pools) trades += market.pools.pool(address)?.totals.trade_count ?? 0;
   const dbBytesByName = bytesByDatabase(engine.storage);
   const key = (await createKeyStore(engine.storage, new WallClock()).create({ plan: 'scale' })).key;
   const stopStarted = performance.now();

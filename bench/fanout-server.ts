@@ -9,7 +9,7 @@ import { startWsBaseline } from './baselines/ws-server.ts';
 import { openFifo } from './fifo.ts';
 import { addressMaker, liveSwapLine } from './fixtures/swaps.ts';
 import { startBareUws } from './fanout-uws.ts';
-import type { TopicSink } from '../engine/topics.ts';
+import type { TopicSink } from '../engine/topics/index.ts';
 import { probeEngine, type StageProbe } from './fanout-stages.ts';
 import { marketAddresses, poolOfEvent, wallMs, type ServerCommand, type ServerKind, type ServerReport, type ShapeParams } from './fanout-plan.ts';
 
@@ -110,7 +110,7 @@ function sampled(sink: TopicSink): TopicSink {
     flush: () => sink.flush?.(),
   };
 }
-/** tx_index (µs) and created_at (ms) in a pool_trades frame (engine/market/views.ts field order). */
+/** tx_index (µs) and created_at (ms) in a pool_trades frame (engine/model/trade-record.ts field order). */
 const STAMP = /"tx_index":(\d+),.*"created_at":(\d+)/;
 
 /** Declares the market's tokens and pools (engine servers; bare uWS has no market). */
@@ -204,7 +204,7 @@ async function startEngineServer(): Promise<void> {
   const server = createServer({
     config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret: await loadCursorSecret(engine.storage), beforeHandle: [createLimitsHook(limits)],
   });
-  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, market: engine.query.market, candleWatch: engine.publisher });
+  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher });
   attach(ws.sink);
   port = await server.listen();
   cleanups.unshift(async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TokenSearchIndex, type SearchQuery, type TokenSearchDoc } from '../engine/search/token-index.ts';
+import { TokenSearchIndex, type SearchQuery, type TokenSearchDoc } from '../engine/query/search-index.ts';
 import { median, peakRssMiB, type Benchmark, type Figure } from './harness.ts';
 import { BASE58_ALPHABET } from '../engine/sources/sim/base58.ts';
 import { Rng } from '../engine/sources/sim/rng.ts';

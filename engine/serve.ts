@@ -6,7 +6,7 @@ import { createKeyStore, createLimits, type KeyStore } from './plans/index.ts';
 import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
 import { createEngine, registerSource, type Engine } from './system.ts';
-import { TRADE_DEFAULT_WINDOW_MS } from './market/trades.ts';
+import { TRADE_DEFAULT_WINDOW_MS } from './query/index.ts';
 import { decodeSimState, simSource, type SimPersistence } from './sources/sim/index.ts';
 import type { Source } from './sources/source.ts';
 import type { Storage } from '../storage/lmdb.ts';
@@ -89,7 +89,7 @@ export async function startService(engine: Engine): Promise<Service> {
   const limits = createLimits({ plans: config.plans, clock: wall, storage: engine.storage, log: log.child({ part: 'limits' }) });
   const cursorSecret = await loadCursorSecret(engine.storage);
   const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
-  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, market: engine.query.market, candleWatch: engine.publisher });
+  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher });
   engine.attachTopics(ws.sink);
   const port = await server.listen();
   warnIfStale(engine, wall.now());

@@ -5,10 +5,7 @@ import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBe
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
-import { MarketPublisher } from './market/publisher.ts';
 import { pruneOnce, type RetentionResult } from './retention.ts';
-import { MarketQuery } from './market/market-query.ts';
-import { ResearchFeed } from './market/research-feed.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -16,24 +13,21 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import type { EngineStatus, Query, SolPrice } from './query.ts';
+import { CandlesQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { ActorHost } from './supervisor/host.ts';
+import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
-import { NO_TOPICS, type TopicSink } from './topics.ts';
+import { MarketPublisher, NO_TOPICS, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import { TRADE, WSOL, type StoredTrade } from './model/index.ts';
-import { RecentWalletPools } from './market/wallet-trades.ts';
-import { walletBehavior, type PoolTradeEvent } from '../actors/wallet/wallet.actor.ts';
+import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
+import { walletBehavior } from '../actors/wallet/wallet.actor.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
 import type { WalletState } from '../actors/wallet/wallet.logic.ts';
 import { RECENT_TRADES, WalletsQuery } from './query/wallets.ts';
-
-/** The seq step between the derived trades of one event (shim): 2^-20, exact in a double for seqs below 2^32. */
-const DERIVED_SEQ_STEP = 2 ** -20;
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -90,6 +84,8 @@ export class Engine {
   readonly storage: Storage;
   readonly gate: IngestGate;
   readonly hosts: ActorHost<any>[];
+  /** Which hosts take which event type, and the derived events between them (supervisor/router.ts). */
+  readonly router: Router;
   private readonly hostsByKind = new Map<string, ActorHost<any>>();
   /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
   readonly events$: Observable<StampedEvent>;
@@ -101,10 +97,6 @@ export class Engine {
   readonly pools: ActorHost<PoolState>;
   /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
   readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
-  /** The seq of the event being applied (the pool.trade shim delivers its trades under it). */
-  private applyingSeq = 0;
-  /** Derived trades delivered for the event being applied. */
-  private derivedCount = 0;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
   /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
@@ -148,12 +140,13 @@ export class Engine {
       batchesInFlightMax: options.config.ingest.batchesInFlightMax,
       swapColumns: true,
     });
+    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq) });
     const hostOptions = {
       storage: this.storage,
       clock: this.clock,
       metrics: this.metrics,
       deadLetter: this.gate.deadLetter.bind(this.gate),
-      history: (fromSeq: number, toSeq: number) => this.gate.history(fromSeq, toSeq),
+      router: this.router,
       idleMs: options.config.actors.idleMs,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
@@ -173,51 +166,35 @@ export class Engine {
       labels: (wallet) => activeLabels(this.labels.get(wallet)),
       now: () => this.clock.now(),
     });
-    // Order matters within one event: a token learns of a pool before the pool reads
-    // the token, and quote prices are in before the pools that value trades with them.
+    // Order matters within one event (the router keeps it): a token learns of a pool
+    // before the pool reads the token, and quote prices are in before the pools that
+    // value trades with them.
     this.quotePrices = host(quotePriceBehavior);
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
-    const publisher = this.publisher;
-    const recentWallets = this.recentWallets;
-    // Wallet accounting after the pools: it is fed their priced trades.
+    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
+    // Wallet accounting after the pools, fed their pool.trade events (and balances); the
+    // rankings after the wallets, whose positions they read.
     const wallets = options.wallets === false ? null : { wallets: host(walletBehavior), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
     this.wallets = wallets;
-    // SHIM until the router (ROUTER-CONTRACT.md) lands: the pool's priced trade goes to
-    // the wallet hosts as the derived `pool.trade` event, under the seq of the swap
-    // being applied. The router delivers it instead; balance events reach the wallet
-    // hosts as every ingest event reaches every host today.
-    // One event object, filled per trade: the hosts keep nothing of it past the delivery.
-    const derived: PoolTradeEvent = { type: 'pool.trade', pool_address: '', base_address: '', quote_address: '', trade: null as unknown as StoredTrade };
-    const event = derived as unknown as IngestEvent;
-    const deliverTrade = wallets
-      ? (state: PoolState, stored: StoredTrade) => {
-          const info = state.info!;
-          derived.pool_address = state.pool_address;
-          derived.base_address = info.base_address;
-          derived.quote_address = info.quote_address;
-          derived.trade = stored;
-          // One event may apply many swaps (a pool event applies those waiting for it):
-          // each derived trade gets a seq of its own just above the event's, so that the
-          // hosts' "seen already" check (seq <= the actor's) tells them apart, and a
-          // replay of the event after a restart delivers each again at the same seq.
-          const seq = this.applyingSeq + ++this.derivedCount * DERIVED_SEQ_STEP;
-          wallets.wallets.deliver(event, seq);
-          wallets.tokenTraders.deliver(event, seq);
-          wallets.leaderboard.deliver(event, seq);
-        }
-      : null;
-    const outputs = {
-      trade(state: PoolState, stored: StoredTrade) {
-        publisher.trade(state, stored);
-        recentWallets.note(stored[TRADE.wallet], state.pool_address);
-        deliverTrade?.(state, stored);
-      },
-    };
-    this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles, outputs }));
     const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...walletHosts, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
+    this.router.setHosts(this.hosts);
+    // The live layer's trade consumers: trade frames, and the pools a wallet traded in
+    // lately (its trades still in memory). Also during start-up replay: the trades it
+    // applies again are in memory only; never for a rebuild (delivered before).
+    const { publisher, recentWallets, pools } = this;
+    this.router.subscribe(
+      'pool.trade',
+      (event) => {
+        const { pool_address, trade } = event as PoolTradeEvent;
+        recentWallets.note(trade[TRADE.wallet], pool_address);
+        const state = pools.get(pool_address);
+        if (state) publisher.trade(state, trade);
+      },
+      { replay: true },
+    );
     // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
     // every actor sees its events in seq order.
     // The engine applies each committed batch in a plain loop (no per-event objects or
@@ -250,6 +227,7 @@ export class Engine {
     const listening = this.appliedListeners.length > 0;
     // Actors these events create without a snapshot may have existed in the run that logged them.
     for (const host of this.hosts) host.recovering = true;
+    this.router.replaying = true;
     for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
       this.apply(seq, event);
       if (listening) replayedEvents.push(event);
@@ -261,6 +239,7 @@ export class Engine {
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
+    this.router.replaying = false;
     // What the last run stored and did not index yet.
     for (const _ of this.storage.walletJournal.getKeys({ limit: 1 })) this.walletIndexer.poke();
     this.publisher.flush();
@@ -392,9 +371,8 @@ export class Engine {
     const at = timeOf(event);
     if (at > this.latestAt) this.latestAt = at;
     this.clock.observe(at);
-    this.applyingSeq = seq;
-    this.derivedCount = 0;
-    for (const host of this.hosts) host.deliver(event, seq);
+    // To the hosts that take it, then what they derived from it (supervisor/router.ts).
+    this.router.deliver(seq, event);
     this.appliedSeq = seq;
     // The research read models (token search, pool list) follow every applied event, replay included.
     this.research.onEvent(event);
@@ -571,18 +549,24 @@ export class Engine {
   }
 
   private createQuery(): Query {
-    const market = new MarketQuery({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels }, this.trades, this.clock, this.publisher.history, this.config.market.sniperSlots, { storage: this.storage, recent: this.recentWallets });
-    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices };
-    const w = this.wallets;
+    const state = new MarketState({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock });
+    const sniperSlots = this.config.market.sniperSlots;
+    const pools = new PoolsQuery({ state, sniperSlots });
+    const trades = new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets });
     return {
-      market,
-      wallets: w
-        ? new WalletsQuery({ ...w, labels: this.labels, pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices }, this.clock, (wallet) =>
+      market: {
+        pools,
+        tokens: new TokensQuery({ state, sniperSlots }),
+        trades,
+        candles: new CandlesQuery({ state, history: this.publisher.history }),
+      },
+      wallets: this.wallets
+        ? new WalletsQuery(this.wallets, state, (wallet) =>
             // As GET /wallets/{wallet}/trades lists them: newest first, over the 30 days trade lists cover.
-            market.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
+            trades.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
           )
         : undefined,
-      research: new ResearchFeed({ hosts, market, clock: this.clock, storage: this.storage, log: this.log.child({ part: 'research' }) }),
+      research: new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) }),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,

@@ -22,6 +22,20 @@ export interface EncodedTrades {
   copyEncoded(from: number, to: number, target: Uint8Array, offset: number): number;
 }
 
+/** The trade at `key` among sorted trades (a stored block, a pool's log in memory), by binary search; undefined if none. */
+export function findAt(trades: Pick<EncodedTrades, 'length' | 'compareAt' | 'decode'>, key: TradeKey): StoredTrade | undefined {
+  let lo = 0;
+  let hi = trades.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = trades.compareAt(mid, key);
+    if (c === 0) return trades.decode(mid);
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
 /** A wallet journal key: its seq, then the key of the block it names ([pool, at, slot, tx_index, event_index]). */
 export type JournalKey = [seq: number, pool: string, at: number, slot: number, txIndex: number, eventIndex: number];
 
@@ -190,15 +204,7 @@ export class TradesRepo {
         block = new TradeBlock(value);
         blocks?.set(id, block);
       }
-      let lo = 0;
-      let hi = block.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const c = block.compareAt(mid, key);
-        if (c === 0) return block.decode(mid);
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-      }
+      return findAt(block, key);
     }
     return undefined;
   }

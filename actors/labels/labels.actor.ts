@@ -29,6 +29,7 @@ export function activeLabels(state: Readonly<WalletLabelsState> | undefined): st
 
 export const walletLabelsBehavior: ActorBehavior<WalletLabelsState> = {
   kind: 'wallet-labels',
+  takes: ['label'],
   route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
   initial: (wallet_address) => ({ wallet_address, labels: {} }),
   apply(state, e) {

@@ -400,7 +400,7 @@ export class PoolCandles {
    * takeChanged without the list: counts the changes in the seqs the same way and
    * forgets them, allocating nothing. For a pool whose candles nobody watches or could
    * resume now: no frame is built, but a client that saw an earlier seq and resumes
-   * later must find the seq moved on (MarketQuery.candleResume takes an unchanged seq
+   * later must find the seq moved on (CandlesQuery.candleResume takes an unchanged seq
    * for "nothing changed since").
    */
   skipChanged(): void {

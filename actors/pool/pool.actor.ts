@@ -1,10 +1,10 @@
 import { WAITING_MAX } from '../../engine/bounds.ts';
 import type { EventObject } from 'xstate';
-import type { SwapEvent } from '../../engine/ingest/events.ts';
+import type { MigrationEvent, SwapEvent } from '../../engine/ingest/events.ts';
 import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import type { CandlesRepo } from '../../storage/candles.repo.ts';
-import { KNOWN_MINTS, type StoredTrade } from '../../engine/model/index.ts';
-import type { TradesRepo } from '../../storage/trades.repo.ts';
+import { KNOWN_MINTS, compareKey, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
+import { findAt, type TradesRepo } from '../../storage/trades.repo.ts';
 import type { QuotePriceState } from '../quote-price/quote-price.logic.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
 import { PoolCandles } from './candles.ts';
@@ -17,12 +17,6 @@ import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
 import { poolMachine } from './pool.machine.ts';
 
-
-/** Where a pool actor's live output goes (engine/market/publisher.ts). */
-export interface PoolOutputs {
-  /** A swap was applied: `stored` is its trade as the trades store keeps it. */
-  trade(state: PoolState, stored: StoredTrade): void;
-}
 
 /** A pool's candle changes as one taking lists them (PoolCandles.takeChanged). */
 export type CandleChanges = ReturnType<PoolCandles['takeChanged']>;
@@ -63,7 +57,6 @@ export function countCandleChanges(state: PoolState): CandleTaking {
 export interface PoolBehaviorDeps {
   trades: TradesRepo;
   candles: CandlesRepo;
-  outputs?: PoolOutputs;
 }
 
 /** What `pricing` returns: one object, filled per swap and read before the next (an allocation per swap otherwise). */
@@ -113,7 +106,7 @@ function pricing(state: PoolState, e: SwapEvent, ctx: ActorContext): PricingInpu
   return PRICING;
 }
 
-function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolOutputs | undefined): EventObject | void {
+function trade(state: PoolState, e: SwapEvent, ctx: ActorContext): EventObject | void {
   const inputs = pricing(state, e, ctx);
   if (!inputs) {
     if (state.waiting.length >= WAITING_MAX) {
@@ -124,9 +117,45 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext, outputs: PoolO
     return;
   }
   const stored = applySwap(state, e, inputs);
-  if (outputs) outputs.trade(state, stored);
-  if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) return { type: 'pool.completed' };
+  emitTrade(state, stored, ctx);
+  if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) {
+    if (state.completed_key === null) {
+      state.completed_key = [e.at, e.slot, e.tx_index, e.event_index];
+      emitGraduated(state, null, e.at, ctx);
+    }
+    return { type: 'pool.completed' };
+  }
 }
+
+/** The derived `pool.trade` of an applied swap: one object per trade, the stored tuple shared. */
+function emitTrade(state: PoolState, stored: StoredTrade, ctx: ActorContext): void {
+  const info = state.info!;
+  ctx.emit({ type: 'pool.trade', pool_address: state.pool_address, base_address: info.base_address, quote_address: info.quote_address, trade: stored });
+}
+
+function emitGraduated(state: PoolState, to: string | null, at: number, ctx: ActorContext): void {
+  ctx.emit({ type: 'pool.graduated', pool_address: state.pool_address, token_address: state.info!.base_address, migrated_to_pool_address: to, at });
+}
+
+/** A migration that graduates this pool (applyMigrationToPool says 'graduated'). */
+function emitMigrated(state: PoolState, e: MigrationEvent, ctx: ActorContext): void {
+  ctx.emit({ type: 'pool.graduated', pool_address: state.pool_address, token_address: e.token_address, migrated_to_pool_address: e.to_pool_address, at: e.at });
+}
+
+/** The pool's stored trade at `key`: its unsaved log, the batch being written, or the trades store. */
+function storedTrade(state: Readonly<PoolState>, key: TradeKey, trades: TradesRepo): StoredTrade | undefined {
+  return findAt(state.unsaved, key) ?? (state.writing ? findAt(state.writing, key) : undefined) ?? trades.find(state.pool_address, key);
+}
+
+/** What applying the swap at `key` emitted: its trade, and the curve's completion if it completed it. */
+function rederiveTrade(state: Readonly<PoolState>, key: TradeKey, trades: TradesRepo, ctx: ActorContext): void {
+  const stored = storedTrade(state, key, trades);
+  if (!stored) return;
+  emitTrade(state as PoolState, stored, ctx);
+  if (state.completed_key !== null && compareKey(state.completed_key, key) === 0) emitGraduated(state as PoolState, null, key[0], ctx);
+}
+
+const sameSwap = (a: SwapEvent, b: SwapEvent) => a.slot === b.slot && a.tx_index === b.tx_index && a.event_index === b.event_index && a.at === b.at;
 
 interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' | 'distinct' | 'curveGain' | 'writing' | 'unsaved'> {
   /** The TradeLog's bytes; an array of trades in snapshots written before it existed. */
@@ -146,9 +175,11 @@ interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' 
  * state and are applied once those are known. Trades reach the trades store in blocks,
  * and closed candles the candles store, in the same transaction as the pool's snapshot.
  */
-export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDeps): ActorBehavior<PoolState> {
+export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): ActorBehavior<PoolState> {
   return {
     kind: 'pool',
+    takes: ['swap', 'pool', 'migration'],
+    emits: ['pool.trade', 'pool.graduated'],
     machine: poolMachine,
     route(e) {
       switch (e.type) {
@@ -164,17 +195,46 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
     },
     initial: (key, staleGaps) => initialPool(key, candles, staleGaps),
     apply(state, e, ctx) {
-      if (e.type === 'swap') return trade(state, e, ctx, outputs);
+      if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {
         const base = ctx.read<TokenState>('token', e.base_address);
         applyPool(state, e, decimalsOf(base, e.base_address));
         // Swaps that came first; a curve they complete is seen complete on its next swap.
-        for (const swap of state.waiting.splice(0)) trade(state, swap, ctx, outputs);
+        // Their trades are derived now, under this seq: `drained` says so to rederive.
+        let keys: TradeKey[] | null = null;
+        for (const swap of state.waiting.splice(0)) {
+          const waiting = state.waiting.length;
+          trade(state, swap, ctx);
+          if (state.waiting.length === waiting) (keys ??= []).push([swap.at, swap.slot, swap.tx_index, swap.event_index]);
+        }
+        if (keys) state.drained.push([ctx.seq, keys]);
         return { type: 'pool.created', curve: e.pool_type === 'bonding_curve' };
       }
       if (e.type === 'migration') {
         const effect = applyMigrationToPool(state, e);
-        if (effect === 'graduated') return { type: 'pool.graduated' };
+        if (effect === 'graduated') {
+          emitMigrated(state, e, ctx);
+          return { type: 'pool.graduated' };
+        }
+      }
+    },
+    /**
+     * What apply emitted for an event the pool holds (router.ts): a swap's trade, looked
+     * up by its key among the pool's stored trades (in memory, or in the trades store:
+     * written with or before the snapshot that holds the swap), unless it waited (still
+     * waiting, or derived later by the pool event that drained it); a pool event's
+     * drained trades (`drained`, by seq); a migration that graduated it.
+     */
+    rederive(state, e, ctx) {
+      if (e.type === 'swap') {
+        for (const w of state.waiting) if (sameSwap(w, e)) return;
+        const key: TradeKey = [e.at, e.slot, e.tx_index, e.event_index];
+        for (const [, keys] of state.drained) for (const k of keys) if (compareKey(k, key) === 0) return;
+        rederiveTrade(state, key, trades, ctx);
+      } else if (e.type === 'pool') {
+        for (const [seq, keys] of state.drained) if (seq === ctx.seq) for (const key of keys) rederiveTrade(state, key, trades, ctx);
+      } else if (e.type === 'migration') {
+        if (e.from_pool_address === state.pool_address && state.info?.replaced_by_pool_address === e.to_pool_address) emitMigrated(state as PoolState, e, ctx);
       }
     },
     beforeSnapshot(state, key) {
@@ -193,7 +253,7 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
       if (!state.persisted_up_to || batch.compareAt(last, state.persisted_up_to) > 0) state.persisted_up_to = batch.keyAt(last);
       // The written log stays as it is (readable below) until its batch commits.
       state.unsaved = new TradeLog();
-      // Readable from memory until LMDB shows it (engine/market/trades.ts merges both).
+      // Readable from memory until LMDB shows it (engine/query/trade-streams.ts merges both).
       state.writing = batch;
       const done = () => {
         if (state.writing === batch) state.writing = null;
@@ -217,6 +277,9 @@ export function createPoolBehavior({ trades, candles, outputs }: PoolBehaviorDep
         distinct: new DistinctWallets(s.distinct),
         curveGain: new CurveGain(s.curveGain),
         writing: null,
+        // Absent in snapshots written before derived events.
+        drained: s.drained ?? [],
+        completed_key: s.completed_key ?? null,
       };
     },
   };

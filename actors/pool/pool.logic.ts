@@ -92,6 +92,14 @@ export interface PoolState {
   distinct: DistinctWallets;
   /** A curve's reserve at the start of the last 5 minutes (bonding_curve_gain_5m_pct). */
   curveGain: CurveGain;
+  /**
+   * Swaps that waited (for the pool event or the token's decimals) and were applied by
+   * a pool event: that event's seq and their keys. Their `pool.trade` events are
+   * derived at that seq, not their own (the pool actor's rederive reads this).
+   */
+  drained: Array<[seq: number, keys: TradeKey[]]>;
+  /** The trade that completed the bonding curve (its `pool.graduated` with no pool to go to), once one did. */
+  completed_key: TradeKey | null;
 }
 
 
@@ -124,6 +132,8 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     windows: new PoolWindows(),
     distinct: new DistinctWallets(),
     curveGain: new CurveGain(),
+    drained: [],
+    completed_key: null,
   };
 }
 

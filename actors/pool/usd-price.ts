@@ -5,7 +5,7 @@ import { liquidityQuote, spotPrice, type PoolState } from './pool.logic.ts';
 
 /**
  * USD prices of quote assets and the order of a token's pools (DECISIONS.md, "Prices
- * and market cap"), shared by the reads (engine/market/market-query.ts: the latest
+ * and market cap"), shared by the reads (engine/query/state.ts: the latest
  * prices) and the pool actor (a trade's USD value: the prices at the trade).
  *
  * - A known mint (wSOL, USDC, USDT) is worth what its `quote_price` events say, at

@@ -5,6 +5,7 @@ import { quotePriceMachine } from './quote-price.machine.ts';
 /** One actor per quote asset (wSOL, USDC...), keyed by its mint. */
 export const quotePriceBehavior: ActorBehavior<QuotePriceState> = {
   kind: 'quote-price',
+  takes: ['quote_price'],
   machine: quotePriceMachine,
   route: (event) => (event.type === 'quote_price' ? event.quote_address : undefined),
   initial: initialQuotePrice,

@@ -103,6 +103,17 @@ export class Holders {
     return this.wallets.size;
   }
 
+  /** Whether the wallet's current balance is this one, of this slot (the token actor's rederive of token.holders). */
+  isCurrent(wallet: string, balance: number, slot: number): boolean {
+    const h = this.wallets.get(wallet);
+    return h !== undefined && h.slot === slot && h.balance === balance;
+  }
+
+  /** The slot of the wallet's current balance; -1 if none is held. */
+  slotOf(wallet: string): number {
+    return this.wallets.get(wallet)?.slot ?? -1;
+  }
+
   /** A wallet's current balance (raw units), 0 if none. */
   balanceOf(wallet: string): number {
     return this.wallets.get(wallet)?.balance ?? 0;

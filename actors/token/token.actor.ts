@@ -1,5 +1,6 @@
+import type { BalanceEvent } from '../../engine/ingest/events.ts';
 import { KNOWN_MINTS } from '../../engine/model/index.ts';
-import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
+import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
 import { DEFAULT_SNIPER_SLOTS, Holders } from './holders.ts';
 import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';
 
@@ -21,6 +22,8 @@ export interface TokenOutputs {
 export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFAULT_SNIPER_SLOTS } = {}): ActorBehavior<TokenState> {
   return {
   kind: 'token',
+  takes: ['token', 'pool', 'migration', 'balance'],
+  emits: ['token.holders'],
   route(e) {
     switch (e.type) {
       case 'token':
@@ -36,9 +39,20 @@ export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFA
     }
   },
   initial: initialToken,
-  apply(state, e) {
+  /**
+   * A balance event's token.holders again, while it is still the wallet's current
+   * balance. One a later slot replaced is not (the token keeps one balance per wallet):
+   * a consumer gets the balance that replaced it, as a balance is a last write by slot.
+   */
+  rederive(state, e, ctx) {
+    if (e.type === 'balance' && state.holders.isCurrent(e.wallet_address, Number(e.balance_raw), e.slot)) emitHolders(state, e, ctx);
+  },
+  apply(state, e, ctx) {
     if (e.type === 'balance') {
+      // A balance of a later slot than the wallet's current one (or its first) becomes it: token.holders.
+      const current = state.holders.slotOf(e.wallet_address) < e.slot;
       if (applyBalance(state, e, sniperSlots)) outputs?.holders?.(state);
+      if (current) emitHolders(state, e, ctx);
     } else if (e.type === 'token') {
       if (applyTokenEvent(state, e)) outputs?.metadata(state);
     } else if (e.type === 'pool') applyPoolEvent(state, e);
@@ -55,6 +69,10 @@ export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFA
     return { ...s, launch: s.launch ?? null, holders: Holders.decode(s.holders) };
   },
   };
+}
+
+function emitHolders(state: TokenState, e: BalanceEvent, ctx: ActorContext): void {
+  ctx.emit({ type: 'token.holders', token_address: state.token_address, wallet_address: e.wallet_address, balance_raw: e.balance_raw, balance: Number(e.balance_raw), slot: e.slot, at: e.at });
 }
 
 interface TokenSnapshot extends Omit<TokenState, 'holders'> {

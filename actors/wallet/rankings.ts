@@ -1,6 +1,5 @@
 import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
-import type { WalletInput } from './wallet.actor.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
 import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.logic.ts';
 
 /**
@@ -58,19 +57,18 @@ function trim(state: TokenTradersState): void {
   state.rows = new Map(entries.slice(0, TOKEN_TRADERS_MAX));
 }
 
-function tokensOf(e: WalletInput): string | readonly string[] | undefined {
+function tokensOf(e: ActorEvent): string | readonly string[] | undefined {
   if (e.type === 'pool.trade') return e.quote_address in KNOWN_MINTS ? e.base_address : [e.base_address, e.quote_address];
   if (e.type === 'balance') return e.token_address in KNOWN_MINTS ? undefined : e.token_address;
   return undefined;
 }
 
-export const tokenTradersBehavior: ActorBehavior<TokenTradersState> & { takes: readonly string[] } = {
+export const tokenTradersBehavior: ActorBehavior<TokenTradersState> = {
   kind: 'token-traders',
   takes: ['pool.trade', 'balance'],
-  route: (e) => tokensOf(e as WalletInput),
+  route: tokensOf,
   initial: (token_address) => ({ token_address, rows: new Map() }),
-  apply(state, event, ctx) {
-    const e = event as WalletInput;
+  apply(state, e, ctx) {
     const wallet = e.type === 'pool.trade' ? e.trade[TRADE.wallet] : e.type === 'balance' ? e.wallet_address : null;
     if (wallet === null) return;
     let row = state.rows.get(wallet);
@@ -198,13 +196,12 @@ const readWallet = (ctx: ActorContext) => (w: string) => ctx.read<WalletState>('
 
 export const LEADERBOARD_KEY = 'all';
 
-export const leaderboardBehavior: ActorBehavior<LeaderboardState> & { takes: readonly string[] } = {
+export const leaderboardBehavior: ActorBehavior<LeaderboardState> = {
   kind: 'wallet-leaderboard',
   takes: ['pool.trade'],
-  route: (e) => ((e as WalletInput).type === 'pool.trade' ? LEADERBOARD_KEY : undefined),
+  route: (e) => (e.type === 'pool.trade' ? LEADERBOARD_KEY : undefined),
   initial: () => ({ asOf: 0, rows: {}, count: 0, dirty: new Set(), version: 0 }),
-  apply(state, event, ctx) {
-    const e = event as WalletInput;
+  apply(state, e, ctx) {
     if (e.type !== 'pool.trade') return;
     state.dirty.add(e.trade[TRADE.wallet]);
     const at = e.trade[TRADE.at];

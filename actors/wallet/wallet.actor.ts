@@ -1,25 +1,10 @@
-import type { BalanceEvent, IngestEvent } from '../../engine/ingest/events.ts';
-import { KNOWN_MINTS, TRADE, type StoredTrade } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
+import type { BalanceEvent } from '../../engine/ingest/events.ts';
+import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
 import { AtTrade } from '../pool/pool.actor.ts';
 import { tokenUsdOf } from '../pool/usd-price.ts';
 import { decimalsOf, type TokenState } from '../token/token.logic.ts';
 import { applyBalance, applyPoolTrade, initialWallet, type Position, type WalletState } from './wallet.logic.ts';
-
-/**
- * A priced trade as the pool actor applied it (ROUTER-CONTRACT.md, engine/model/derived.ts
- * once the router lands): what the wallet actor is fed.
- */
-export interface PoolTradeEvent {
-  type: 'pool.trade';
-  pool_address: string;
-  base_address: string;
-  quote_address: string;
-  trade: StoredTrade;
-}
-
-/** What a wallet actor takes: derived trades and ingest balances. */
-export type WalletInput = IngestEvent | PoolTradeEvent;
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */
 const AT_EVENT = new AtTrade();
@@ -47,7 +32,7 @@ function balance(state: WalletState, e: BalanceEvent, ctx: ActorContext): boolea
 }
 
 /** The wallet a wallet-kind input concerns: a trade's wallet, a balance's (not of a known quote mint). */
-export function walletOf(e: WalletInput): string | undefined {
+export function walletOf(e: ActorEvent): string | undefined {
   if (e.type === 'pool.trade') return e.trade[TRADE.wallet];
   if (e.type === 'balance') return e.token_address in KNOWN_MINTS ? undefined : e.wallet_address;
   return undefined;
@@ -59,13 +44,12 @@ export function walletOf(e: WalletInput): string | undefined {
  * `balance` events. Its snapshot is its state as it is (plain objects and arrays),
  * written at checkpoints and at passivation with the other actors': no write per trade.
  */
-export const walletBehavior: ActorBehavior<WalletState> & { takes: readonly string[] } = {
+export const walletBehavior: ActorBehavior<WalletState> = {
   kind: 'wallet',
   takes: ['pool.trade', 'balance'],
-  route: (e) => walletOf(e as WalletInput),
+  route: walletOf,
   initial: (key) => initialWallet(key),
-  apply(state, event, ctx) {
-    const e = event as WalletInput;
+  apply(state, e, ctx) {
     if (e.type === 'pool.trade') applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
     else if (e.type === 'balance') balance(state, e, ctx);
   },

@@ -6,7 +6,7 @@ import { WallClock } from '../../engine/clock.ts';
 import { loadConfig } from '../../engine/config.ts';
 import { EngineError, badRequest, invalidApiKey, notFound, unauthenticated } from '../../engine/errors.ts';
 import { createKeyStore, type KeyStore } from '../../engine/plans/index.ts';
-import type { MarketQuery } from '../../engine/market/market-query.ts';
+import type { CandlesRequest, MarketReads } from '../../engine/query/index.ts';
 import { createEngine } from '../../engine/system.ts';
 import { cursorCodec, loadCursorSecret } from '../../transport/http/cursor.ts';
 import * as schema from './schemas.ts';
@@ -25,7 +25,7 @@ import * as schema from './schemas.ts';
  * unchanged) and signs cursors with the same secret. What differs is the HTTP stack and
  * the serialization: Fastify on node:http, ajv, and fast-json-stringify of the objects
  * the read facade returns, against uWebSockets.js, zod, and JSON.stringify but for
- * trades, which mds writes as text directly (engine/market/views.ts tradeJson), plus
+ * trades, which mds writes as text directly (engine/model tradeJson), plus
  * whatever mds caches. No response caching here: a Fastify app returns its objects.
  *
  * Usage: fastify-server.ts --data DIR --port N (binds 127.0.0.1).
@@ -39,7 +39,7 @@ if (!values.data || !values.port) {
 
 const config = loadConfig({ flags: { data: values.data, source: 'none', logLevel: 'silent', port: Number(values.port) } });
 const engine = await createEngine({ config });
-const market: MarketQuery = engine.query.market!;
+const market: MarketReads = engine.query.market!;
 const keys: KeyStore = createKeyStore(engine.storage, new WallClock());
 const secret = await loadCursorSecret(engine.storage);
 const ok = <T>(data: T) => ({ code: 0, error: null, message: 'OK', data });
@@ -86,7 +86,7 @@ app.register(
       '/pools/:pool_address',
       { schema: { params: { type: 'object', properties: { pool_address: schema.ADDRESS }, required: ['pool_address'] }, response: { 200: schema.envelope(schema.poolOverview) } } },
       async (req) => {
-        const pool = market.pool(req.params.pool_address);
+        const pool = market.pools.pool(req.params.pool_address);
         if (!pool) throw notFound('pool', req.params.pool_address);
         return ok(pool);
       },
@@ -115,9 +115,9 @@ app.register(
       },
       async (req) => {
         const q = req.query;
-        const candles = market.candles(req.params.pool_address, {
+        const candles = market.candles.candles(req.params.pool_address, {
           interval: q.interval, mode: q.mode, currency: q.currency, startTime: q.start_time, endTime: q.end_time, limit: q.limit,
-        } as Parameters<MarketQuery['candles']>[1]);
+        } as CandlesRequest);
         if (!candles) throw notFound('pool', req.params.pool_address);
         return ok({ pool_address: req.params.pool_address, interval: q.interval, mode: q.mode, currency: q.currency, candles });
       },
@@ -155,7 +155,7 @@ app.register(
           }
           after = c.after;
         }
-        const page = market.token(subject) ? market.tokenTrades(subject, { startTime: q.start_time, order: q.order, limit: q.limit, after }) : null;
+        const page = market.tokens.token(subject) ? market.trades.tokenTrades(subject, { startTime: q.start_time, order: q.order, limit: q.limit, after }) : null;
         if (!page) throw notFound('token', subject);
         return {
           ...ok(page.items),

@@ -3,7 +3,7 @@
  * hand as Fastify's docs ask: "Validation and Serialization" recommends a response
  * schema, which Fastify compiles with fast-json-stringify (faster than JSON.stringify
  * and it drops fields the schema does not name). Property order follows the bodies
- * mds sends (engine/market/views.ts), so the two servers answer byte-identical
+ * mds sends (engine/query/views.ts, engine/model/trade-record.ts), so the two servers answer byte-identical
  * bodies; bench/http.ts checks that before loading either. A field mds adds later and
  * this file lacks shows up there as a body mismatch, not as a silently faster baseline.
  */

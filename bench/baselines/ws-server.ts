@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import { topics, type TopicSink } from '../../engine/topics.ts';
+import { topics, type TopicSink } from '../../engine/topics/index.ts';
 
 /**
  * The baseline of the fan-out benchmark (bench/fanout.ts): the WebSocket server most
@@ -9,7 +9,7 @@ import { topics, type TopicSink } from '../../engine/topics.ts';
  * client.send(data, { binary })`), keeping a set of clients per topic.
  *
  * It is fed exactly what mds's transport is fed: it implements the engine's TopicSink
- * (engine/topics.ts), and the benchmark's server child attaches it to the same engine,
+ * (engine/topics/sink.ts), and the benchmark's server child attaches it to the same engine,
  * driven by the same events, so both servers send the same frames, byte for byte.
  * Only the fan-out differs: here one `send` (one write on the socket) per frame per
  * client; in mds one uWS publish per frame per topic.

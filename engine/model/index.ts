@@ -4,6 +4,7 @@
  * can all depend on them without depending on each other.
  */
 export { TRADE, TRADE_FIELDS, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
+export { tradeJson, tradeRecord, type TradePool, type TradeRecord } from './trade-record.ts';
 export {
   CANDLE_CURRENCIES,
   CANDLE_INTERVALS,
@@ -26,3 +27,4 @@ export {
 export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
 export * from './candles.ts';
 export { CandleRows } from './candle-rows.ts';
+export { DERIVED_TYPES, tradeFromTokenSide, type DerivedEvent, type DerivedType, type PoolGraduatedEvent, type PoolTradeEvent, type TokenHoldersEvent, type TokenSideTrade } from './derived.ts';

@@ -1,8 +1,5 @@
-import { activeLabels, type WalletLabelsState } from '../../actors/labels/labels.actor.ts';
-import type { PoolState } from '../../actors/pool/pool.logic.ts';
-import { knownMintUsd, tokenUsdOf, type UsdReader } from '../../actors/pool/usd-price.ts';
-import type { QuotePriceState } from '../../actors/quote-price/quote-price.logic.ts';
-import { decimalsOf, type TokenState } from '../../actors/token/token.logic.ts';
+import { tokenUsdOf } from '../../actors/pool/usd-price.ts';
+import { decimalsOf } from '../../actors/token/token.logic.ts';
 import {
   LB_FIELDS,
   LEADERBOARD_KEY,
@@ -14,8 +11,8 @@ import {
   type TokenTradersState,
 } from '../../actors/wallet/rankings.ts';
 import { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from '../../actors/wallet/wallet.logic.ts';
-import type { Clock } from '../clock.ts';
 import type { ActorHost } from '../supervisor/host.ts';
+import type { MarketState } from './state.ts';
 
 /**
  * The reads of wallet accounting (DECISIONS.md, "Wallet accounting"; routes 5, 20, 23,
@@ -26,10 +23,6 @@ export interface WalletHosts {
   wallets: ActorHost<WalletState>;
   tokenTraders: ActorHost<TokenTradersState>;
   leaderboard: ActorHost<LeaderboardState>;
-  labels: ActorHost<WalletLabelsState>;
-  pools: ActorHost<PoolState>;
-  tokens: ActorHost<TokenState>;
-  quotePrices: ActorHost<QuotePriceState>;
 }
 
 export type PerformanceWindow = LeaderboardWindow | 'all';
@@ -94,23 +87,15 @@ export class WalletsQuery {
 
   constructor(
     private readonly hosts: WalletHosts,
-    private readonly clock: Clock,
+    /** Tokens, labels and USD prices at the latest quotes. */
+    private readonly state: MarketState,
     /** The wallet's last RECENT_TRADES trades, newest first, as GET /wallets/{wallet}/trades lists them. */
     private readonly recentTrades: (wallet: string) => unknown[],
   ) {}
 
-  private readonly latest: UsdReader = {
-    token: (address) => this.hosts.tokens.get(address) as TokenState | undefined,
-    pool: (address) => {
-      const s = this.hosts.pools.get(address) as PoolState | undefined;
-      return s?.info ? s : undefined;
-    },
-    mintUsd: (mint) => knownMintUsd(mint, this.hosts.quotePrices.get(mint) as QuotePriceState | undefined),
-  };
-
   /** A token's latest USD price (its main pool's), or null. */
   tokenUsd(token: string): number | null {
-    return tokenUsdOf(token, this.latest);
+    return tokenUsdOf(token, this.state.latest);
   }
 
   private wallet(address: string): Readonly<WalletState> | undefined {
@@ -118,7 +103,7 @@ export class WalletsQuery {
   }
 
   private labels(wallet: string): string[] {
-    return activeLabels(this.hosts.labels.get(wallet));
+    return this.state.labels(wallet);
   }
 
   /** Unrealized PnL of the open positions at the latest prices (positions whose token has no USD price left out). */
@@ -135,7 +120,7 @@ export class WalletsQuery {
 
   /** GET /wallets/{wallet}/performance (route 23). A wallet that never traded has zeros. */
   performance(address: string, window: PerformanceWindow) {
-    const now = this.clock.now();
+    const now = this.state.clock.now();
     const s = this.wallet(address);
     const from = window === 'all' ? null : today(now) - LEADERBOARD_WINDOWS[window] + 1;
     const t = s ? windowTotals(s, from) : null;
@@ -180,7 +165,7 @@ export class WalletsQuery {
     return {
       token_address: token,
       balance: p.qty,
-      balance_raw: rawOf(p, decimalsOf(this.hosts.tokens.get(token) as TokenState | undefined, token)),
+      balance_raw: rawOf(p, decimalsOf(this.state.token(token), token)),
       cost_basis_usd: p.cost,
       avg_cost_usd: avgCost(p),
       value_usd: value,
@@ -193,7 +178,7 @@ export class WalletsQuery {
 
   /** GET /wallets/{wallet}/daily_pnl (route 26): the last `days` UTC days, oldest first. */
   dailyPnl(address: string, days: number) {
-    const to = today(this.clock.now());
+    const to = today(this.state.clock.now());
     return dailyRows(this.wallet(address), to - days + 1, to);
   }
 
@@ -203,8 +188,8 @@ export class WalletsQuery {
    * wallets holding it. null for a token without an actor.
    */
   traders(token: string, sort: TradersSort, label: string | undefined, limit: number, after: RankPosition | undefined) {
-    if (this.hosts.tokens.get(token) === undefined) return null;
-    const now = this.clock.now();
+    if (this.state.token(token) === undefined) return null;
+    const now = this.state.clock.now();
     const state = this.hosts.tokenTraders.get(token);
     const price = this.tokenUsd(token);
     const rows: Array<RankPosition & { wallet: string; row: number[]; unrealized: number | null; labels: string[] | null }> = [];
@@ -243,7 +228,7 @@ export class WalletsQuery {
   /** The leaderboard's rows, refreshed first when older than the refresh period (rankings.ts). */
   private leaderboardState(): Readonly<LeaderboardState> {
     const h = this.hosts.leaderboard;
-    const now = this.clock.now();
+    const now = this.state.clock.now();
     const state = h.get(LEADERBOARD_KEY);
     if (state && leaderboardStale(state, now)) {
       h.update(LEADERBOARD_KEY, (s) => refreshLeaderboard(s, now, (w) => this.wallet(w)));

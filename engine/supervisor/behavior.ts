@@ -1,6 +1,10 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Clock } from '../clock.ts';
 import type { IngestEvent } from '../ingest/events.ts';
+import type { DerivedEvent } from '../model/index.ts';
+
+/** What reaches an actor: an ingest event, or a derived event another actor emitted (engine/model/derived.ts). */
+export type ActorEvent = IngestEvent | DerivedEvent;
 
 export interface ActorContext {
   clock: Clock;
@@ -16,6 +20,16 @@ export interface ActorContext {
    * a bound on what it holds waiting.
    */
   reject(reason: string): void;
+  /**
+   * Emits a derived event: the router (router.ts) delivers it after every host of the
+   * event being applied, in emission order, under its seq, to the hosts whose kind
+   * `takes` its type (and to live-layer subscribers). The event object is handed on as
+   * it is: not to be changed afterwards. Emitted by an apply that then throws, it is
+   * dropped with the rest of that apply.
+   */
+  emit(event: DerivedEvent): void;
+  /** The seq of the event being applied (a derived event has the seq of the ingest event that caused it). */
+  readonly seq: number;
 }
 
 /**
@@ -27,8 +41,19 @@ export interface ActorContext {
 export interface ActorBehavior<S = unknown> {
   /** Actor ids are `<kind>:<key>`. */
   readonly kind: string;
+  /**
+   * The event types this kind takes, ingest (`swap`, `balance`...) and derived
+   * (`pool.trade`...): the router's table. An event reaches only the hosts that take
+   * its type; `route` sees no other.
+   */
+  readonly takes: readonly string[];
+  /**
+   * The derived event types its apply may emit. Optional; when given, the router calls
+   * `rederive` only while some host takes one of them.
+   */
+  readonly emits?: readonly string[];
   /** The keys of the actors of this kind an event goes to; undefined for none. */
-  route(event: IngestEvent): string | readonly string[] | undefined;
+  route(event: ActorEvent): string | readonly string[] | undefined;
   /**
    * A new actor's state. `staleGaps` above 0: the actor may have existed before, in an
    * earlier run (it is being built from events that run logged, with no snapshot) or in
@@ -43,7 +68,20 @@ export interface ActorBehavior<S = unknown> {
    * supervisor rebuilds it from its snapshot and the log. May return a lifecycle
    * event for `machine`.
    */
-  apply(state: S, event: IngestEvent, ctx: ActorContext): EventObject | void;
+  apply(state: S, event: ActorEvent, ctx: ActorContext): EventObject | void;
+  /**
+   * For a kind that emits: emits again (ctx.emit), in the same order, exactly what its
+   * apply emitted for `event` when it applied it, without changing the state. Called
+   * for an event the actor has already applied (its snapshot, or a state past it, holds
+   * it) when derived events are recomputed: on start-up replay, for an event at or
+   * before the actor's snapshot seq, and when another actor is rebuilt, for the events
+   * of its history (router.ts). The state is the actor's current one, which may be past
+   * `event`: what was emitted must be found from what the state keeps (a stored trade
+   * by its key...), and `ctx.seq` is the event's. A kind with no rederive emits nothing
+   * then, and a consumer whose snapshot is older than an emitter's misses what the
+   * emitter derived in between.
+   */
+  rederive?(state: Readonly<S>, event: ActorEvent, ctx: ActorContext): void;
   /** The kind's lifecycle; its state is persisted with the actor's snapshot. */
   readonly machine?: AnyStateMachine;
   /**

@@ -3,11 +3,12 @@ import { randomInt } from 'node:crypto';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { IngestEvent } from '../ingest/events.ts';
+import { DERIVED_TYPES } from '../model/index.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Snapshot, Storage } from '../../storage/lmdb.ts';
 import type { StaleEpochs } from './epochs.ts';
-import type { ActorBehavior, ActorContext } from './behavior.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from './behavior.ts';
+import type { Router } from './router.ts';
 import { supervisionMachine } from './supervision.machine.ts';
 
 
@@ -20,6 +21,11 @@ interface Resident<S> {
   state: S;
   /** Every event with a seq up to this one is in `state`. */
   seq: number;
+  /**
+   * `seq` was reached by a delivery of the seq being delivered (not loaded from a
+   * snapshot): the derived events of that seq are still to come to it, no repeats.
+   */
+  open: boolean;
   lifecycle: AnyMachineSnapshot | null;
   supervision: AnyMachineSnapshot;
   /** performance.now() of the last use: passivation is about memory, not event time. */
@@ -52,10 +58,10 @@ export interface HostOptions {
   read: ActorContext['read'];
   deadLetter: DeadLetterWriter;
   /**
-   * Events from `fromSeq` to `toSeq` as the actors saw them, committed or not (the
-   * gate's history): a rebuild replays from here, since LMDB shows only committed batches.
+   * The router: derived events go to it (ctx.emit), and a rebuild takes its history
+   * from it (the gate's, committed or not, with the derived events recomputed).
    */
-  history: (fromSeq: number, toSeq: number) => Iterable<{ seq: number; event: IngestEvent }>;
+  router: Router;
   idleMs: number;
   restartsMax: number;
   /** The window restartsMax counts over, on the engine clock (`clock`: event time in replays, simulated in tests). */
@@ -100,9 +106,17 @@ export class ActorHost<S> {
   /** The seq of the last event one of its actors was given (a version of the host's state as a whole). */
   private changedSeq = 0;
   /** The event being applied, for ctx.reject (set only by live delivery, not by rebuilds). */
-  private applying: { key: string; event: IngestEvent; seq: number } | null = null;
+  private applying: { key: string; event: ActorEvent; seq: number } | null = null;
   /** One object reused for `applying` on live delivery (one per event cost an allocation each). */
-  private readonly live: { key: string; event: IngestEvent; seq: number } = { key: '', event: null as unknown as IngestEvent, seq: 0 };
+  private readonly live: { key: string; event: ActorEvent; seq: number } = { key: '', event: null as unknown as ActorEvent, seq: 0 };
+  /** The seq of the event being applied or re-derived (ctx.seq). */
+  private seqNow = 0;
+  /** The event types its kind takes (behavior.takes). */
+  private readonly takes: ReadonlySet<string>;
+  /** Its kind takes a derived event type: a rebuild recomputes them (Router.replayInto). */
+  readonly takesDerived: boolean;
+  /** Its kind re-derives skipped events (it has `rederive` and someone takes what it emits): set by the router. */
+  rederives = false;
   /**
    * performance.now() for the batch being applied (0 between batches): actors used in
    * a batch are stamped with one reading, not one per event and per read.
@@ -118,6 +132,10 @@ export class ActorHost<S> {
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
+    this.takes = new Set(behavior.takes);
+    this.takesDerived = behavior.takes.some((type) => (DERIVED_TYPES as readonly string[]).includes(type));
+    const router = options.router;
+    const host = this;
     this.ctx = {
       clock: options.clock,
       read: options.read,
@@ -127,6 +145,10 @@ export class ActorHost<S> {
         if (!current) return;
         const id = this.idOf(current.key);
         this.options.deadLetter('actor', reason, current.event, `actor:${id}`, { seq: current.seq, type: current.event.type });
+      },
+      emit: (event) => router.emit(event),
+      get seq() {
+        return host.seqNow;
       },
     };
     this.initialSupervision = initialTransition(supervisionMachine, {
@@ -145,13 +167,22 @@ export class ActorHost<S> {
     this.batchNow = now;
   }
 
-  /** Routes one committed event to the actors it concerns. */
-  deliver(event: IngestEvent, seq: number): void {
+  /** Whether its kind takes events of this type. */
+  takesType(type: string): boolean {
+    return this.takes.has(type);
+  }
+
+  /**
+   * Routes one event of a type its kind takes to the actors it concerns (the router
+   * calls it): `index` 0 for the ingest event of `seq`, k for the k-th derived event
+   * of that seq.
+   */
+  deliver(event: ActorEvent, seq: number, index: number): void {
     if (seq > this.appliedSeq) this.appliedSeq = seq;
     const keys = this.behavior.route(event);
     if (keys === undefined) return;
-    if (typeof keys === 'string') this.deliverTo(keys, event, seq);
-    else for (const key of keys) this.deliverTo(key, event, seq);
+    if (typeof keys === 'string') this.deliverTo(keys, event, seq, index);
+    else for (const key of keys) this.deliverTo(key, event, seq, index);
   }
 
   /** The state of one actor for reading, activated from its snapshot; undefined if it never existed. */
@@ -298,6 +329,7 @@ export class ActorHost<S> {
       persisted.lifecycle = { value: resident.lifecycle.value, context: resident.lifecycle.context };
     }
     resident.seq = Math.max(resident.seq, this.appliedSeq);
+    resident.open = false;
     const write = this.options.storage.snapshots.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
     // Still dirty when something was held back: the next checkpoint snapshots it again.
     resident.dirty = heldBack;
@@ -337,6 +369,7 @@ export class ActorHost<S> {
       id,
       state: undefined as S,
       seq: 0,
+      open: false,
       lifecycle: this.initialLifecycle,
       supervision: this.initialSupervision,
       lastUsed: performance.now(),
@@ -359,6 +392,7 @@ export class ActorHost<S> {
   private load(resident: Resident<S>, snapshot: Snapshot<PersistedActor> | undefined, rebuilding = false): void {
     const { behavior } = this;
     const { epochs } = this.options;
+    resident.open = false;
     if (!snapshot) {
       // Built again from the log: past every seq an earlier build may have handed out.
       const gaps = rebuilding ? epochs.advance() : this.recovering ? epochs.current : 0;
@@ -378,7 +412,7 @@ export class ActorHost<S> {
       machine && snapshot.state.lifecycle ? machine.resolveState(snapshot.state.lifecycle as never) : this.initialLifecycle;
   }
 
-  private deliverTo(key: string, event: IngestEvent, seq: number): void {
+  private deliverTo(key: string, event: ActorEvent, seq: number, index: number): void {
     this.changedSeq = seq;
     if (this.stopped.size > 0 && this.stopped.has(key)) {
       this.options.deadLetter('actor', `actor ${this.idOf(key)} is stopped after repeated crashes`, event, `actor:${this.idOf(key)}`, { seq, type: event.type });
@@ -386,25 +420,93 @@ export class ActorHost<S> {
     }
     const resident = this.residents.get(key) ?? this.activate(key, true)!;
     resident.lastUsed = this.batchNow || performance.now();
-    if (seq <= resident.seq) return; // already in the snapshot it was activated from
+    // Already in its state: an earlier seq, or this one from its snapshot (a snapshot is
+    // taken between seqs, so it holds the seq's derived events too). A derived event of
+    // the seq a live delivery brought it to is no repeat.
+    if (seq < resident.seq || (seq === resident.seq && (index === 0 || !resident.open))) {
+      // Start-up replay of an event its snapshot holds: what it derived, once more.
+      if (this.rederives) this.rederiveOne(resident, event, seq);
+      return;
+    }
     const live = this.live;
     live.key = key;
     live.event = event;
     live.seq = seq;
     this.applying = live;
+    const router = this.options.router;
+    const mark = router.emitted;
     try {
+      this.seqNow = seq;
       this.applyOne(resident, event);
       resident.seq = seq;
+      resident.open = true;
       resident.dirty = true;
     } catch (err) {
-      this.recover(resident, event, seq, err as Error);
+      // What the failed apply emitted goes with it.
+      router.dropEmitted(mark);
+      this.recover(resident, event, seq, index, mark, err as Error);
     } finally {
       this.applying = null;
-      live.event = null as unknown as IngestEvent;
+      live.event = null as unknown as ActorEvent;
     }
   }
 
-  private applyOne(resident: Resident<S>, event: IngestEvent): void {
+  /** Re-derives one event the actor already holds (ActorBehavior.rederive); a throw loses only what it emitted. */
+  private rederiveOne(resident: Resident<S>, event: ActorEvent, seq: number): void {
+    const router = this.options.router;
+    const mark = router.emitted;
+    try {
+      this.seqNow = seq;
+      this.behavior.rederive!(resident.state, event, this.ctx);
+    } catch (err) {
+      router.dropEmitted(mark);
+      this.options.log.error({ actor: resident.id, seq, type: event.type, err }, 'actor threw re-deriving an event; what it derived from it is lost');
+    }
+  }
+
+  /** For a rebuild of another actor (Router.replayInto): every actor of this kind `event` goes to re-derives it. */
+  rederiveAll(event: ActorEvent, seq: number): void {
+    const keys = this.behavior.route(event);
+    if (keys === undefined) return;
+    if (typeof keys === 'string') this.rederiveAt(keys, event, seq);
+    else for (const key of keys) this.rederiveAt(key, event, seq);
+  }
+
+  private rederiveAt(key: string, event: ActorEvent, seq: number): void {
+    if (this.stopped.size > 0 && this.stopped.has(key)) return;
+    const resident = this.residents.get(key) ?? this.activate(key, false);
+    if (resident) this.rederiveOne(resident, event, seq);
+  }
+
+  /**
+   * For a rebuild (Router.replayInto): applies `event` to the actor `key` being rebuilt
+   * if it goes to it (and is no poison there); with `others`, every other actor of this
+   * kind it goes to re-derives it.
+   */
+  replayDelivery(key: string, event: ActorEvent, seq: number, index: number, others: boolean): void {
+    const keys = this.behavior.route(event);
+    if (keys === undefined) return;
+    if (typeof keys === 'string') this.replayTo(keys, key, event, seq, index, others);
+    else for (const k of keys) this.replayTo(k, key, event, seq, index, others);
+  }
+
+  private replayTo(to: string, key: string, event: ActorEvent, seq: number, index: number, others: boolean): void {
+    if (to !== key) {
+      if (others) this.rederiveAt(to, event, seq);
+      return;
+    }
+    const resident = this.residents.get(key)!;
+    if (this.isPoison(this.poisonKey(resident.id, seq, index))) return;
+    this.seqNow = seq;
+    this.applyOne(resident, event);
+  }
+
+  /** The poison mark of a delivery: its seq, and for a derived event its index within the seq. */
+  private poisonKey(id: string, seq: number, index: number): string {
+    return index === 0 ? `poison|${id}|${seq}` : `poison|${id}|${seq}.${index}`;
+  }
+
+  private applyOne(resident: Resident<S>, event: ActorEvent): void {
     const lifecycleEvent = this.behavior.apply(resident.state, event, this.ctx);
     if (lifecycleEvent && resident.lifecycle) {
       resident.lifecycle = transition(this.behavior.machine!, resident.lifecycle, lifecycleEvent)[0];
@@ -416,7 +518,7 @@ export class ActorHost<S> {
    * `seq` (history) and try the event once more; if it throws again, the event goes to dead
    * letters and the actor goes on without it.
    */
-  private recover(resident: Resident<S>, event: IngestEvent, seq: number, err: Error): void {
+  private recover(resident: Resident<S>, event: ActorEvent, seq: number, index: number, mark: number, err: Error): void {
     const { log, metrics, storage } = this.options;
     metrics.actorRestarts.inc({ kind: this.kind });
     resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.crash', at: this.options.clock.now() })[0];
@@ -425,15 +527,17 @@ export class ActorHost<S> {
       this.stop(resident, event, seq, `actor ${resident.id} stopped after repeated crashes: ${err.message}`);
       return;
     }
-    const poisonKey = `poison|${resident.id}|${seq}`;
+    const poisonKey = this.poisonKey(resident.id, seq, index);
     const knownPoison = this.isPoison(poisonKey);
     log.error({ actor: resident.id, seq, type: event.type, err }, knownPoison ? 'actor threw on a known poison event; skipping it' : 'actor threw; restarting from its snapshot and the log');
     if (!this.tryRebuild(resident, event, seq)) return;
     let poisoned = knownPoison;
     if (!knownPoison) {
       try {
+        this.seqNow = seq;
         this.applyOne(resident, event);
       } catch (again) {
+        this.options.router.dropEmitted(mark);
         poisoned = true;
         if (!this.tryRebuild(resident, event, seq)) return;
         this.options.deadLetter('actor', `actor ${resident.id} threw twice: ${(again as Error).message}`, event, `actor:${resident.id}`, { seq, type: event.type });
@@ -444,6 +548,7 @@ export class ActorHost<S> {
     }
     if (poisoned) log.warn({ actor: resident.id, seq }, 'poison event skipped');
     resident.seq = seq;
+    resident.open = true;
     resident.dirty = true;
     resident.supervision = transition(supervisionMachine, resident.supervision, { type: 'actor.restored' })[0];
   }
@@ -454,7 +559,7 @@ export class ActorHost<S> {
    * that crashed too often, and `event` goes to dead letters. Nothing escapes to the
    * caller, which is the gate applying a batch: one actor's failure never stops ingest.
    */
-  private tryRebuild(resident: Resident<S>, event: IngestEvent, seq: number): boolean {
+  private tryRebuild(resident: Resident<S>, event: ActorEvent, seq: number): boolean {
     try {
       this.rebuild(resident, seq);
       return true;
@@ -466,7 +571,7 @@ export class ActorHost<S> {
   }
 
   /** Drops a broken actor for good (until restart); later events for it go to dead letters. */
-  private stop(resident: Resident<S>, event: IngestEvent, seq: number, reason: string): void {
+  private stop(resident: Resident<S>, event: ActorEvent, seq: number, reason: string): void {
     this.residents.delete(resident.key);
     this.stopped.add(resident.key);
     this.options.metrics.actorsAlive.dec({ kind: this.kind });
@@ -478,29 +583,20 @@ export class ActorHost<S> {
   }
 
   /**
-   * Reloads the actor's last committed snapshot and replays its events before `beforeSeq`.
-   * A newer snapshot still in flight (pendingWrite) is not needed: the committed one is
-   * older, and history() holds every event after it, committed or not.
+   * Reloads the actor's last committed snapshot and replays what it took after it, up
+   * to the delivery under way (Router.replayInto: its events, and for a kind that takes
+   * derived events those recomputed). A newer snapshot still in flight (pendingWrite) is
+   * not needed: the committed one is older, and the gate's history holds every event
+   * after it, committed or not.
    */
-  private rebuild(resident: Resident<S>, beforeSeq: number): void {
+  private rebuild(resident: Resident<S>, _beforeSeq: number): void {
     const applying = this.applying;
     this.applying = null;
     try {
-      this.replay(resident, beforeSeq);
+      this.load(resident, this.options.storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined, true);
+      this.options.router.replayInto(this, resident.key, resident.seq);
     } finally {
       this.applying = applying;
-    }
-  }
-
-  private replay(resident: Resident<S>, beforeSeq: number): void {
-    const { storage } = this.options;
-    this.load(resident, storage.snapshots.get(resident.id) as Snapshot<PersistedActor> | undefined, true);
-    for (const { seq, event } of this.options.history(resident.seq + 1, beforeSeq - 1)) {
-      const keys = this.behavior.route(event);
-      const mine = typeof keys === 'string' ? keys === resident.key : keys?.includes(resident.key);
-      if (!mine) continue;
-      if (this.isPoison(`poison|${resident.id}|${seq}`)) continue;
-      this.applyOne(resident, event);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialPool } from '../../actors/pool/pool.logic.ts';
-import { memoryTrades, poolTrades, take } from '../../engine/market/trades.ts';
+import { memoryTrades, poolTrades, take } from '../../engine/query/trade-streams.ts';
 import { TRADE, compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../../engine/model/index.ts';
 import { TradesRepo } from '../../storage/trades.repo.ts';
 import { base58, logOf, rng, useTempRepo } from '../helpers/fixtures.ts';

@@ -1,29 +1,37 @@
 /**
  * Child process of the crash test: ingests an NDJSON file through the engine and
- * prints `ack <line>` each time every line up to <line> is durable, then `done`.
+ * prints `ack <line>` each time every line up to <line> is durable, then `done`; before
+ * each, `thrown <n>`: how often its trade counter threw (armed once, at line 10,000).
  * Usage: node --import tsx crash-child.ts <data-dir> <file>
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createEngine } from '../../engine/system.ts';
 import { swapCounter } from './swap-counter.ts';
+import { throwOnce, tradeCounter } from './trade-counter.ts';
 import { testConfig } from './fixtures.ts';
 
 const [data, file] = process.argv.slice(2) as [string, string];
 const engine = await createEngine({
   config: testConfig(data, { actors: { checkpointMs: 20, sweepMs: 20, idleMs: 30 } }),
-  actors: [swapCounter],
+  actors: [swapCounter, tradeCounter],
 });
+/** The line at which the trade counter of the swap's wallet is made to throw once (a rebuild mid-run). */
+const THROW_AT = 10_000;
 let line = 0;
 for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
   line++;
+  if (line === THROW_AT) {
+    const event = JSON.parse(text) as { type: string; wallet_address?: string };
+    if (event.type === 'swap') Object.assign(throwOnce, { kind: tradeCounter.kind, wallet: event.wallet_address });
+  }
   engine.gate.submitLine(text, 'crash-test', line);
   if (line % 500 === 0) {
     await engine.gate.flush();
-    process.stdout.write(`ack ${line}\n`);
+    process.stdout.write(`thrown ${throwOnce.thrown}\nack ${line}\n`);
   }
 }
 await engine.gate.flush();
 process.stdout.write(`ack ${line}\n`);
 await engine.stop();
-process.stdout.write('done\n');
+process.stdout.write(`thrown ${throwOnce.thrown}\ndone\n`);

@@ -7,7 +7,7 @@ import { configSchema, type ConfigInput } from '../../engine/config.ts';
 import { createKeyStore, type KeyStore } from '../../engine/plans/index.ts';
 import { silentLogger, type Logger } from '../../engine/log.ts';
 import { createMetrics, type Metrics } from '../../engine/metrics.ts';
-import type { EngineStatus, Query, SolPrice } from '../../engine/query.ts';
+import type { EngineStatus, Query, SolPrice } from '../../engine/query/index.ts';
 import { openStorage, type Storage } from '../../storage/lmdb.ts';
 import { createServer, ROUTES, type BeforeHandle, type Route, type Server } from '../../transport/index.ts';
 

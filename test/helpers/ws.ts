@@ -57,7 +57,7 @@ export async function startWsServer(options: { config?: ConfigInput; engine?: En
     keys,
     limits,
     metrics,
-    market: engine?.query.market,
+    candles: engine?.query.market?.candles,
     candleWatch: engine?.publisher,
   });
   engine?.attachTopics(endpoint.sink);

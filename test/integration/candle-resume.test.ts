@@ -128,15 +128,15 @@ describe('candle resume without a history to vouch for the seq', () => {
   it('seqs count changes while nobody watches; a seq the series has not reached falls back to resume_after_time', async () => {
     const { engine, srv, key } = await open();
     await ingest(engine, ...declarations);
-    const market = engine.query.market!;
-    const seqNow = () => market.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote' })!.seq;
+    const candles = engine.query.market!.candles;
+    const seqNow = () => candles.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote' })!.seq;
     expect(seqNow()).toBe(0);
     await ingest(engine, swap(OTHER, T0 + 10_000, '2000000000'));
     await ingest(engine, swap(OTHER, T0 + 11_000, '4000000000'));
     expect(seqNow()).toBe(2);
-    const ahead = market.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote', afterSeq: 7, afterTime: T0 })!;
+    const ahead = candles.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote', afterSeq: 7, afterTime: T0 })!;
     expect(ahead).toEqual({ seq: 2, candles: [{ start_at: T0, open: 2, high: 4, low: 2, close: 4, volume: 6 }] });
-    const upToDate = market.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote', afterSeq: 2, afterTime: T0 })!;
+    const upToDate = candles.candleResume({ pool_address: OTHER, interval: '1m', mode: 'price', currency: 'quote', afterSeq: 2, afterTime: T0 })!;
     expect(upToDate).toEqual({ seq: 2, candles: [] });
     await srv.close();
   });

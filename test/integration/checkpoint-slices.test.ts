@@ -19,8 +19,8 @@ const open = () => temp.open({ actors: QUIET });
 function marketState(e: Engine, pools: string[], mints: string[]): string {
   const market = e.query.market!;
   const out: unknown[] = [];
-  for (const pool of pools) out.push(market.pool(pool), market.poolTrades(pool, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length);
-  for (const mint of mints) out.push(market.token(mint));
+  for (const pool of pools) out.push(market.pools.pool(pool), market.trades.poolTrades(pool, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length);
+  for (const mint of mints) out.push(market.tokens.token(mint));
   // The research routes: records stored in the checkpoint's slices, refreshed by the replay.
   const research = e.query.research!;
   out.push(research.listPools({ sort: 'volume_usd', order: 'desc', limit: 1_000 }).items);
@@ -117,7 +117,7 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(e.tokens.size).toBe(0);
     expect(count).toBe(2 * POOLS); // every token, every pool but one, and the wSOL price
     // Passivated pools come back from their snapshots, every trade in place.
-    expect(e.query.market!.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
+    expect(e.query.market!.pools.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
   });
 
   it('with checkpointSliceMs 0, the timers checkpoint and sweep in one turn each, and keep doing so', async () => {

@@ -51,7 +51,7 @@ async function serve(engine: Engine) {
   const log = silentLogger();
   const deps = { config: { ...engine.config, host: '127.0.0.1', port: 0 }, log, keys, metrics: engine.metrics };
   const server = createServer({ ...deps, query: engine.query, cursorSecret: await loadCursorSecret(engine.storage) });
-  const endpoint = mountWebSocket(server.app, { ...deps, limits, market: engine.query.market, candleWatch: engine.publisher });
+  const endpoint = mountWebSocket(server.app, { ...deps, limits, candles: engine.query.market?.candles, candleWatch: engine.publisher });
   engine.attachTopics(endpoint.sink);
   const bound = await server.listen();
   return {

@@ -9,12 +9,15 @@ import { createEngine } from '../../engine/system.ts';
 import { openStorage } from '../../storage/lmdb.ts';
 import { rng, swapStream, tempDir, testConfig } from '../helpers/fixtures.ts';
 import { swapCounter } from '../helpers/swap-counter.ts';
+import { countsOf, storedTradesByWallet, tradeCounter } from '../helpers/trade-counter.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/crash-child.ts', import.meta.url));
 const SEED = Number(process.env.SEED ?? 20261120);
 
 interface Run {
   acked: number;
+  /** Rebuilds of its trade counter (made to throw once a run). */
+  thrown: number;
   done: boolean;
 }
 
@@ -26,7 +29,7 @@ interface Run {
 function runChild(data: string, file: string, killAtAck: number | null): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, data, file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const run: Run = { acked: 0, done: false };
+    const run: Run = { acked: 0, thrown: 0, done: false };
     let stderr = '';
     let killed = false;
     let pending = '';
@@ -36,6 +39,7 @@ function runChild(data: string, file: string, killAtAck: number | null): Promise
       pending = lines.pop()!;
       for (const l of lines) {
         if (l.startsWith('ack ')) run.acked = Math.max(run.acked, Number(l.slice(4)));
+        if (l.startsWith('thrown ')) run.thrown = Math.max(run.thrown, Number(l.slice(7)));
         if (l === 'done') run.done = true;
         if (killAtAck !== null && !killed && run.acked >= killAtAck) killed = child.kill('SIGKILL');
       }
@@ -60,9 +64,11 @@ describe('crash safety', () => {
       const data = join(dir.path, 'data');
       const random = rng(SEED);
       let kills = 0;
+      let thrown = 0;
       for (let round = 0; round < 5; round++) {
         // At an ack of the first 80% of the file (the child acks every 500 lines).
         const run = await runChild(data, file, 500 * (1 + Math.floor(random() * ((events.length * 0.8) / 500))));
+        thrown += run.thrown;
         if (run.done) break;
         kills++;
         const storage = openStorage(data);
@@ -76,14 +82,22 @@ describe('crash safety', () => {
       expect(kills).toBeGreaterThanOrEqual(3);
       const last = await runChild(data, file, null);
       expect(last.done).toBe(true);
+      thrown += last.thrown;
+      if (!process.env.CRASH_UNDECLARED) expect(thrown, 'rebuilds of the trade counter').toBeGreaterThan(0);
 
-      const engine = await createEngine({ config: testConfig(data), actors: [swapCounter] });
+      const engine = await createEngine({ config: testConfig(data), actors: [swapCounter, tradeCounter] });
       try {
         expect(engine.query.status().ingested).toBe(events.length);
         const expected = new Map<string, number>();
         for (const e of events) if (e.type === 'swap') expected.set(e.pool_address as string, (expected.get(e.pool_address as string) ?? 0) + 1);
         const counter = engine.hosts.find((h) => h.kind === 'swap-counter')!;
         for (const [pool, count] of expected) expect((counter.get(pool) as { swaps: number }).swaps, pool).toBe(count);
+        // A consumer of derived events (each run's trade counter threw once, a rebuild):
+        // exactly the trades stored, per wallet, across the kills.
+        const wallets = new Set(events.filter((e) => e.type === 'swap').map((e) => e.wallet_address as string));
+        const stored = storedTradesByWallet(engine, expected.keys());
+        expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(process.env.CRASH_UNDECLARED ? 0 : [...expected.values()].reduce((a, b) => a + b, 0));
+        expect(countsOf(engine, tradeCounter.kind, wallets), 'pool.trade events per wallet against the stored trades').toEqual(stored);
       } finally {
         await engine.stop();
       }

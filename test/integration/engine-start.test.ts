@@ -18,7 +18,7 @@ describe('Engine.start()', () => {
     for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
     const market = engine.query.market!;
-    const before = JSON.stringify(pools.map((p) => [market.pool(p), market.poolTrades(p, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length]));
+    const before = JSON.stringify(pools.map((p) => [market.pools.pool(p), market.trades.poolTrades(p, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length]));
 
     const replayed: IngestEvent[] = [];
     engine.onApplied((batch) => replayed.push(...batch));
@@ -27,7 +27,7 @@ describe('Engine.start()', () => {
 
     expect(replayed).toEqual([]);
     expect(engine.query.status().status).toBe('ready');
-    expect(JSON.stringify(pools.map((p) => [market.pool(p), market.poolTrades(p, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length]))).toBe(before);
+    expect(JSON.stringify(pools.map((p) => [market.pools.pool(p), market.trades.poolTrades(p, { order: 'asc', limit: 1_000, startTime: 0 })?.items.length]))).toBe(before);
     // Still live: the next event is applied once.
     const next = [...swapStream(201, 4, 3, true)].at(-1)!;
     expect((await engine.ingest(next)).status).toBe('applied');

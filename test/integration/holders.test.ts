@@ -69,7 +69,7 @@ function crashAfterCheckpoint(): Promise<string> {
     for (const e of before) if ((await engine.ingest(e)).status !== 'applied') throw new Error('not applied: ' + JSON.stringify(e));
     await engine.checkpoint();
     for (const e of after) if ((await engine.ingest(e)).status !== 'applied') throw new Error('not applied: ' + JSON.stringify(e));
-    process.stdout.write(JSON.stringify(engine.query.market.pool(${JSON.stringify(CURVE)}).totals));
+    process.stdout.write(JSON.stringify(engine.query.market.pools.pool(${JSON.stringify(CURVE)}).totals));
     process.exit(0);
   `;
   return new Promise((resolve, reject) => {

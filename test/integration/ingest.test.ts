@@ -34,7 +34,7 @@ describe('ingest gate', () => {
     const events = Object.values(sampleEvents());
     const sub = engine.events$.subscribe(({ seq, event }) => {
       // The whole batch is applied by now: the pool has its swap whichever event this is.
-      seen.push({ seq, type: event.type, tradeCount: engine.query.market!.pool(POOL)?.totals.trade_count });
+      seen.push({ seq, type: event.type, tradeCount: engine.query.market!.pools.pool(POOL)?.totals.trade_count });
     });
     await Promise.all(events.map((e) => engine.ingest(e)));
     sub.unsubscribe();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { topics, type TopicSink } from '../../engine/topics.ts';
+import { topics, type TopicSink } from '../../engine/topics/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
-import { topics, type TopicSink } from '../../engine/topics.ts';
+import { topics, type TopicSink } from '../../engine/topics/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -118,17 +118,17 @@ describe('market publisher', () => {
     engine.flush();
     expect(sink.take('candles:')).toEqual([]);
 
-    const resumed = engine.query.market!.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: seq })!;
+    const resumed = engine.query.market!.candles.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: seq })!;
     expect(resumed.seq).toBe(seq + 3);
     expect(resumed.candles).toEqual([
       { start_at: T0 + 5_000, open: 2, high: 3, low: 1, close: 1, volume: 6 },
       { start_at: T0 + 6_000, open: 5, high: 5, low: 5, close: 5, volume: 5 },
     ]);
     // Up to date: nothing to send; unknown to the history: the candles since the time.
-    expect(engine.query.market!.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: seq + 3 })!.candles).toEqual([]);
-    const byTime = engine.query.market!.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: 1, afterTime: T0 + 5_500 })!;
+    expect(engine.query.market!.candles.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: seq + 3 })!.candles).toEqual([]);
+    const byTime = engine.query.market!.candles.candleResume({ pool_address: POOL, interval: '1s', mode: 'price', currency: 'quote', afterSeq: 1, afterTime: T0 + 5_500 })!;
     expect(byTime.candles.map((c) => c.start_at)).toEqual([T0 + 5_000, T0 + 6_000]);
-    expect(engine.query.market!.candleResume({ pool_address: base58(r, 44), interval: '1s', mode: 'price', currency: 'quote', afterSeq: 1 })).toBeNull();
+    expect(engine.query.market!.candles.candleResume({ pool_address: base58(r, 44), interval: '1s', mode: 'price', currency: 'quote', afterSeq: 1 })).toBeNull();
   });
 
   it('publishes pool_metrics for watched pools on flush, and token_metadata on a metadata change only', async () => {
@@ -157,7 +157,7 @@ describe('market publisher', () => {
     const [frame] = sink.take('pool_trades:');
     expect(frame!.frame.data.labels).toEqual(['kol', 'whale']);
     await engine.ingest({ type: 'label', wallet_address: W, label: 'whale', action: 'remove', at: T0 + 22_000 });
-    const page = engine.query.market!.poolTrades(POOL, { order: 'desc', limit: 1 })!;
+    const page = engine.query.market!.trades.poolTrades(POOL, { order: 'desc', limit: 1 })!;
     expect(page.items[0]!.labels).toEqual(['kol']);
   });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
-import { ResearchStore } from '../../engine/search/research-store.ts';
+import { ResearchStore } from '../../engine/query/research-store.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { openStorage } from '../../storage/lmdb.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';

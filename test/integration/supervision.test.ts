@@ -17,6 +17,7 @@ let flakyThrown = false;
 let brittleSeen = 0;
 const labelCounter: ActorBehavior<LabelState> = {
   kind: 'label-counter',
+  takes: ['label'],
   route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
   initial: () => ({ labels: [] }),
   apply(state, e) {
@@ -294,6 +295,7 @@ describe('supervision', () => {
     let thrown = false;
     const probe: ActorBehavior<Probe> = {
       kind: 'restore-probe',
+      takes: ['label'],
       route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
       initial: () => ({ labels: [], gaps: null }),
       apply(state, e) {
@@ -325,6 +327,7 @@ describe('supervision', () => {
   it('moves a snapshot loaded twice on by more gaps the second time: a restart, a crash before the next snapshot, another restart', async () => {
     const probe: ActorBehavior<{ labels: string[]; gaps: number | null }> = {
       kind: 'reload-probe',
+      takes: ['label'],
       route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
       initial: () => ({ labels: [], gaps: null }),
       apply(state, e) {
@@ -350,6 +353,7 @@ describe('supervision', () => {
     let throwOn = '';
     const probe: ActorBehavior<{ labels: string[]; gaps: number | null }> = {
       kind: 'initial-probe',
+      takes: ['label'],
       route: (e) => (e.type === 'label' ? e.wallet_address : undefined),
       initial: (_key, gaps) => ({ labels: [], gaps: gaps ?? null }),
       apply(state, e) {

@@ -41,7 +41,7 @@ function stored(engine: Engine, pool = POOL): string[] {
 
 /** The pool's trade list as the API answers it (store and memory merged). */
 function listed(engine: Engine): string[] {
-  const page = engine.query.market!.poolTrades(POOL, { order: 'asc', limit: 1_000, startTime: T0 });
+  const page = engine.query.market!.trades.poolTrades(POOL, { order: 'asc', limit: 1_000, startTime: T0 });
   return page!.items.map((t) => `${t.slot}:${t.tx_index}:${t.event_index}`);
 }
 

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const positions = () => {
-  const page = engine.query.market!.poolTrades(POOL, { order: 'asc', limit: 1_000, startTime: T0 });
+  const page = engine.query.market!.trades.poolTrades(POOL, { order: 'asc', limit: 1_000, startTime: T0 });
   return page!.items.map((t) => `${t.slot}:${t.tx_index}:${t.event_index}`);
 };
 

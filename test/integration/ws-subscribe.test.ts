@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANDLES_FRAME_PREFIX } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX } from '../../engine/topics/index.ts';
 import { base58, rng } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 

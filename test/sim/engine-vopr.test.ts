@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { SimulatedClock } from '../../engine/clock.ts';
-import { RESUME_HISTORY_MS } from '../../engine/market/candle-history.ts';
 import type { Engine } from '../../engine/system.ts';
-import { CANDLES_FRAME_PREFIX, NO_TOPICS, type TopicSink } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, NO_TOPICS, RESUME_HISTORY_MS, type TopicSink } from '../../engine/topics/index.ts';
 import { serveEngine, useTempEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
+import { countsOf, storedTradesByWallet, throwOnce, tradeCounter } from '../helpers/trade-counter.ts';
 
 /**
  * The engine under seeded random interleavings, in the spirit of TigerBeetle's VOPR:
@@ -22,6 +22,9 @@ import { base58, rng, tempDir, USDC, WSOL } from '../helpers/fixtures.ts';
  *   of history) gives exactly the candles changed in the frames after it, as they are
  *   now, and the series' current seq; after the current seq, nothing;
  * - every applied swap is listed exactly once by GET /v1/pools/{pool}/trades (paged);
+ * - a consumer of derived events (a per-wallet counter of `pool.trade`, made to throw
+ *   now and then: a rebuild) has applied exactly the trades stored per wallet, after
+ *   every step, crashes and passivations of pools or consumers at any seq included;
  * - at the end, a fresh engine in a new directory fed the same events gives the same
  *   ingest results and the same answers to the pool, token, candles and trades routes.
  *
@@ -142,6 +145,8 @@ async function run(seed: number): Promise<void> {
   const sent: Array<{ event: Record<string, unknown>; status: Status }> = [];
   /** trade ids (tx_hash:event_index) applied, per pool. */
   const applied = new Map<string, Set<string>>(pools.map((p) => [p.pool, new Set()]));
+  /** Applied swaps per wallet: the trades the consumer must have counted. */
+  const byWallet = new Map<string, number>();
   const declared = new Set<string>();
   let slot = 1_000;
   let symbol = 0;
@@ -149,7 +154,7 @@ async function run(seed: number): Promise<void> {
   let engine!: Engine;
   let server!: EngineServer;
   const open = async (): Promise<void> => {
-    engine = await temp.open(QUIET, { clock, flushMs: HOUR });
+    engine = await temp.open(QUIET, { clock, flushMs: HOUR, actors: [tradeCounter] });
     engine.attachTopics(sink);
     server = await serveEngine(engine);
   };
@@ -159,7 +164,10 @@ async function run(seed: number): Promise<void> {
     if (typeof event.at === 'number' && event.at > clock.now()) clock.set(event.at);
     const status = (await engine.ingest(event)).status;
     sent.push({ event, status });
-    if (status === 'applied' && event.type === 'swap') applied.get(event.pool_address as string)!.add(`${event.tx_hash}:${event.event_index}`);
+    if (status === 'applied' && event.type === 'swap') {
+      applied.get(event.pool_address as string)!.add(`${event.tx_hash}:${event.event_index}`);
+      byWallet.set(event.wallet_address as string, (byWallet.get(event.wallet_address as string) ?? 0) + 1);
+    }
     return status;
   };
   const tokenEvent = (mint: string) => ({
@@ -205,9 +213,16 @@ async function run(seed: number): Promise<void> {
     expect([...ids].sort(), `trades of ${pool}: every applied swap once`).toEqual(want);
   };
 
+  /** The consumer's trades per wallet: the stored trades per wallet, and the swaps applied. */
+  const checkConsumer = (): void => {
+    const stored = storedTradesByWallet(engine, pools.map((p) => p.pool));
+    expect(stored, 'the stored trades per wallet: the swaps applied').toEqual(byWallet);
+    expect(countsOf(engine, tradeCounter.kind, wallets), 'the consumer\'s pool.trade events per wallet: the stored trades').toEqual(stored);
+  };
+
   /** Resume after random seqs of this run's frames (and after the current seq) of a few series. */
   const checkResume = (): void => {
-    const market = engine.query.market!;
+    const candles = engine.query.market!.candles;
     const keys = [...sink.runs.keys()];
     for (let n = 0; n < 4 && keys.length > 0; n++) {
       const key = w.pick(keys);
@@ -216,13 +231,13 @@ async function run(seed: number): Promise<void> {
       const now = clock.now();
       const vouched = run.frames.filter((f) => f.at >= now - RESUME_HISTORY_MS + 60_000);
       const last = run.frames.at(-1)!;
-      const current = market.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: last.seq });
+      const current = candles.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: last.seq });
       expect(current, `resume ${key} after the current seq ${last.seq}`).toEqual({ seq: last.seq, candles: [] });
       if (vouched.length === 0) continue;
       const after = w.pick(vouched).seq;
       const starts = new Set(run.frames.filter((f) => f.seq > after).flatMap((f) => f.starts));
       const want = [...starts].sort((a, b) => a - b).map((s) => JSON.parse(run.latest.get(s)!));
-      const got = market.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: after });
+      const got = candles.candleResume({ pool_address: pool, interval, mode, currency, afterSeq: after });
       expect(got, `resume ${key} after seq ${after}: the changes since`).toEqual({ seq: last.seq, candles: want });
     }
   };
@@ -270,6 +285,7 @@ async function run(seed: number): Promise<void> {
       const { status } = await server.get(`/v1/pools/${p.pool}/candles?interval=${s.interval}&mode=${s.mode}&currency=${s.currency}`);
       expect(status).toBe(200);
     }],
+    [2, 'consumer throws', () => Object.assign(throwOnce, { kind: tradeCounter.kind, wallet: w.pick(wallets) })],
     [1, 'crash', () => restart(true)],
     [1, 'restart', () => restart(false)],
   ];
@@ -285,6 +301,7 @@ async function run(seed: number): Promise<void> {
       const began = performance.now();
       await op();
       if (sink.violations.length > 0) throw new Error(sink.violations[0]);
+      checkConsumer();
       if (PROFILE) spent.set(name, (spent.get(name) ?? 0) + performance.now() - began);
     }
     if (PROFILE) {
@@ -303,7 +320,8 @@ async function run(seed: number): Promise<void> {
     trace.push('replay');
     const dir = tempDir('mds-vopr-replay-');
     const replayClock = new SimulatedClock(T0);
-    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR });
+    throwOnce.wallet = null;
+    const replay = await temp.open({ ...QUIET, data: dir.path }, { clock: replayClock, flushMs: HOUR, actors: [tradeCounter] });
     try {
       const statuses: Status[] = [];
       for (const { event } of sent) {
@@ -324,6 +342,7 @@ async function run(seed: number): Promise<void> {
         }
         for (const mint of mints) paths.push(`/v1/tokens/${mint}`);
         for (const path of paths) expect(await again.text(path), `the replay: GET ${path}`).toBe(await server.text(path));
+        expect(countsOf(replay, tradeCounter.kind, wallets), 'the replay: the consumer\'s counts').toEqual(countsOf(engine, tradeCounter.kind, wallets));
         for (const p of pools) {
           if (!declared.has(p.pool)) continue;
           expect(await listTrades(again, p.pool, 100, 'asc'), `the replay: trades of ${p.pool}`).toEqual(await listTrades(server, p.pool, 100, 'asc'));

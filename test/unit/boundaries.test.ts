@@ -27,19 +27,25 @@ async function violations(): Promise<string[]> {
 describe('module boundaries (STYLE.md 3)', () => {
   it('names the rule of every forbidden import, and only of those', async () => {
     expect(await violations()).toEqual([
-      'actors-not-to-query-or-live: actors/pool/pool.ts -> engine/market/view.ts',
+      'actors-not-to-query-or-live: actors/pool/pool.ts -> engine/query/pools.ts',
+      'actors-not-to-query-or-live: actors/pool/pool.ts -> engine/topics/index.ts',
       'actors-not-to-transport: actors/pool/pool.ts -> transport/route.ts',
       'actors-not-to-transport: actors/pool/pool.ts -> uWebSockets.js',
       'kernel-is-pure: engine/errors.ts -> engine/model/shape.ts',
-      'model-is-pure: engine/model/shape.ts -> engine/market/view.ts',
+      'model-is-pure: engine/model/shape.ts -> engine/query/pools.ts',
       'plans-to-kernel-model-storage: engine/plans/limits.ts -> actors/pool/pool.ts',
-      'plans-to-kernel-model-storage: engine/plans/limits.ts -> engine/market/view.ts',
+      'plans-to-kernel-model-storage: engine/plans/limits.ts -> engine/query/pools.ts',
       'plans-to-kernel-model-storage: engine/plans/limits.ts -> transport/route.ts',
+      'query-and-topics-not-to-transport: engine/query/pools.ts -> transport/route.ts',
+      'query-and-topics-not-to-transport: engine/topics/candles.ts -> transport/route.ts',
+      'query-and-topics-read-actors-by-entry: engine/query/pools.ts -> actors/pool/pool.ts',
       'storage-not-to-actors: storage/candles.repo.ts -> actors/pool/pool.ts',
-      'storage-not-to-engine-layers: storage/candles.repo.ts -> engine/market/view.ts',
+      'storage-not-to-engine-layers: storage/candles.repo.ts -> engine/query/pools.ts',
       'transport-not-to-actors: transport/route.ts -> actors/pool/pool.ts',
       'transport-not-to-lmdb: transport/route.ts -> lmdb',
       'transport-not-to-storage: transport/route.ts -> storage/candles.repo.ts',
+      'transport-to-query-and-topics-by-entry: transport/route.ts -> engine/query/pools.ts',
+      'transport-to-query-and-topics-by-entry: transport/route.ts -> engine/topics/candles.ts',
     ]);
   });
 

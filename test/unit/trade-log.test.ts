@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
 import { applyPool, applySwap, curveProgress, initialPool, type PoolState } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
-import { poolTrades } from '../../engine/market/trades.ts';
+import { poolTrades } from '../../engine/query/trade-streams.ts';
 import { CandlesRepo } from '../../storage/candles.repo.ts';
 import { compareKey, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
 import { TradesRepo } from '../../storage/trades.repo.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { initialPool } from '../../actors/pool/pool.logic.ts';
 import { TradeLog } from '../../actors/pool/trade-log.ts';
-import { poolTrades, take } from '../../engine/market/trades.ts';
+import { poolTrades, take } from '../../engine/query/trade-streams.ts';
 import { compareKey, type StoredTrade, type TradeKey, type TradeSpan } from '../../engine/model/index.ts';
 import { TradeBlock, windowed, type TradeRows } from '../../storage/trade-codec.ts';
 import { TradesRepo } from '../../storage/trades.repo.ts';

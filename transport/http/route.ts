@@ -4,7 +4,7 @@ import type { EngineError } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import type { Query } from '../../engine/query.ts';
+import type { Query } from '../../engine/query/index.ts';
 
 /** What the server is built from; handlers get it as `ctx.deps`. */
 export interface ServerDeps {

@@ -81,7 +81,7 @@ export const ROUTES = [
     auth: true,
     params: z.object({ pool_address: address }),
     handler: poolOverview,
-    version: ({ params, deps }) => deps.query.market?.poolVersion(params.pool_address) ?? null,
+    version: ({ params, deps }) => deps.query.market?.pools.poolVersion(params.pool_address) ?? null,
   }),
   defineRoute({
     pattern: '/v1/pools/:pool_address/trades',
@@ -89,7 +89,7 @@ export const ROUTES = [
     params: z.object({ pool_address: address }),
     query: z.object({ ...tradeListQuery, token: address.optional() }),
     handler: poolTradesRoute,
-    version: ({ params, deps }) => deps.query.market?.poolTradesVersion(params.pool_address) ?? null,
+    version: ({ params, deps }) => deps.query.market?.trades.poolTradesVersion(params.pool_address) ?? null,
   }),
   defineRoute({
     pattern: '/v1/pools/:pool_address/candles',
@@ -106,7 +106,7 @@ export const ROUTES = [
       })
       .superRefine(endNotBeforeStart),
     handler: poolCandlesRoute,
-    version: ({ params, deps }) => deps.query.market?.candlesVersion(params.pool_address) ?? null,
+    version: ({ params, deps }) => deps.query.market?.candles.candlesVersion(params.pool_address) ?? null,
   }),
   defineRoute({ pattern: '/v1/tokens', auth: true, query: z.object({ addresses: addressList(50) }), handler: tokensMany }),
   defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
@@ -118,7 +118,7 @@ export const ROUTES = [
     params: z.object({ token_address: address }),
     query: z.object(tradeListQuery),
     handler: tokenTradesRoute,
-    version: ({ params, deps }) => deps.query.market?.tokenTradesVersion(params.token_address) ?? null,
+    version: ({ params, deps }) => deps.query.market?.trades.tokenTradesVersion(params.token_address) ?? null,
   }),
   defineRoute({ pattern: '/v1/tokens/:token_address/traders', auth: true, params: z.object({ token_address: address }), query: tradersQuery, handler: tradersRoute }),
   // Static before its `:param` sibling: /v1/wallets/leaderboard is not a wallet address.

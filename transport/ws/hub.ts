@@ -3,7 +3,7 @@ import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Account } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import type { TopicSink } from '../../engine/topics.ts';
+import type { TopicSink } from '../../engine/topics/index.ts';
 import { Allowance, type AccountEntry } from './allowance.ts';
 import { Channel, type FramesMetric } from './channel.ts';
 import { subscriptionIdMember, type ChannelRef } from './protocol.ts';

@@ -4,7 +4,7 @@ import type { Config } from '../../engine/config.ts';
 import type { KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import type { TopicSink } from '../../engine/topics.ts';
+import type { TopicSink } from '../../engine/topics/index.ts';
 import { DISABLED } from '../uws.ts';
 import { Hub, type HubConnection } from './hub.ts';
 import { CLOSE } from './protocol.ts';
@@ -23,8 +23,8 @@ export interface WebSocketDeps {
   keys: KeyStore;
   limits: AccountLimits;
   metrics: Metrics;
-  /** The engine's market reads, for candle resume; without it resume sends nothing. */
-  market?: CandleResumeSource;
+  /** The engine's candle reads, for candle resume; without them resume sends nothing. */
+  candles?: CandleResumeSource;
   /** The engine's publisher (`engine.publisher`): told of new candle subscriptions so the next flush serves them. */
   candleWatch?: CandleWatch;
 }
@@ -67,7 +67,7 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     },
   });
   const ctx: SessionContext = {
-    config, log, keys: deps.keys, limits: deps.limits, hub, metrics: deps.metrics, market: deps.market, candleWatch: deps.candleWatch, connections,
+    config, log, keys: deps.keys, limits: deps.limits, hub, metrics: deps.metrics, candles: deps.candles, candleWatch: deps.candleWatch, connections,
   };
 
   // The plan in force became free (grace ended): its open streams close with 4402. A

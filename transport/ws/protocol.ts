@@ -2,7 +2,7 @@ import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
-import { CANDLES_FRAME_PREFIX, topics } from '../../engine/topics.ts';
+import { CANDLES_FRAME_PREFIX, topics } from '../../engine/topics/index.ts';
 import { ADDRESS_PATTERN } from '../http/params.ts';
 
 /**
@@ -173,7 +173,7 @@ const CLOSE_BRACE = 125; // '}'
 
 /** A candles frame with `member` (see subscriptionIdMember) as the first member of `data`. */
 export function withMember(frame: string, member: string): string {
-  // Every candles frame starts with the prefix (engine/topics.ts); anything else is
+  // Every candles frame starts with the prefix (engine/topics/candles.ts); anything else is
   // passed on unchanged rather than corrupted.
   if (!frame.startsWith(CANDLES_FRAME_PREFIX)) return frame;
   const rest = frame.slice(PREFIX_LENGTH);

@@ -15,7 +15,7 @@ import type { Hub, HubConnection } from './hub.ts';
 import type { Outbox } from './writer.ts';
 import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
-/** The candle resume read of the engine (MarketQuery.candleResume). */
+/** The candle resume read of the engine (engine/query CandlesQuery.candleResume). */
 export interface CandleResumeSource {
   candleResume(req: {
     pool_address: string;
@@ -46,7 +46,7 @@ export interface SessionContext {
   limits: AccountLimits;
   hub: Hub;
   metrics: Metrics;
-  market?: CandleResumeSource;
+  candles?: CandleResumeSource;
   candleWatch?: CandleWatch;
   /** Open connections, for closing them all at shutdown. */
   connections: Set<Connection>;
@@ -309,11 +309,11 @@ export class Connection implements HubConnection {
    * sees no gap and no repeat.
    */
   private resume(p: CandlesPayload): void {
-    const market = this.ctx.market;
-    if (!market) return;
+    const candles = this.ctx.candles;
+    if (!candles) return;
     let result: ReturnType<CandleResumeSource['candleResume']>;
     try {
-      result = market.candleResume({
+      result = candles.candleResume({
         pool_address: p.pool_address,
         interval: p.interval,
         mode: p.mode,

@@ -1,5 +1,5 @@
 import { EngineError } from '../../../engine/errors.ts';
-import type { SolPrice } from '../../../engine/query.ts';
+import type { SolPrice } from '../../../engine/query/index.ts';
 import type { RouteContext } from '../route.ts';
 
 /**

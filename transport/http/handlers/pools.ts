@@ -1,14 +1,14 @@
 import type { CandleInterval } from '../../../engine/model/index.ts';
 import { z } from 'zod';
 import { badRequest, notFound, unavailable } from '../../../engine/errors.ts';
-import type { MarketQuery, TradePage } from '../../../engine/market/market-query.ts';
-import type { tradeRecord } from '../../../engine/market/views.ts';
+import type { TradeRecord } from '../../../engine/model/index.ts';
+import type { MarketReads, TradePage } from '../../../engine/query/index.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';
 import { JsonText, page } from '../../envelope.ts';
 import type { RouteContext, ServerDeps } from '../route.ts';
 
 /** The market reads; 503 in a server started without an engine. */
-export function market(deps: ServerDeps): MarketQuery {
+export function market(deps: ServerDeps): MarketReads {
   if (!deps.query.market) throw unavailable('market data is not available in this server');
   return deps.query.market;
 }
@@ -32,15 +32,15 @@ export function tradesPage(
   const after = cursorPosition(codec, q.cursor, filters, 'subject, order, start_time and token')?.after;
   const result = read(after);
   if (!result) throw notFound(kind === 'pool_trades' ? 'pool' : kind === 'token_trades' ? 'token' : 'wallet', subject);
-  // The records go out as JSON written directly (views.ts tradeJson): tradeRecord's, byte for byte.
-  return page<ReturnType<typeof tradeRecord>>(new JsonText(result.itemsJson()), {
+  // The records go out as JSON written directly (engine/model tradeJson): tradeRecord's, byte for byte.
+  return page<TradeRecord>(new JsonText(result.itemsJson()), {
     next_cursor: result.next ? codec.encode({ ...filters, after: result.next }) : null,
     has_more: result.next !== null,
   });
 }
 
 export function poolOverview({ params, deps }: RouteContext<{ pool_address: string }, unknown>) {
-  const pool = market(deps).pool(params.pool_address);
+  const pool = market(deps).pools.pool(params.pool_address);
   if (!pool) throw notFound('pool', params.pool_address);
   return pool;
 }
@@ -48,20 +48,20 @@ export function poolOverview({ params, deps }: RouteContext<{ pool_address: stri
 export function poolTradesRoute({ params, query, deps }: RouteContext<{ pool_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string; token?: string }>) {
   const m = market(deps);
   // Only the pool's tokens are needed here, not its overview (totals, windows, heat).
-  const info = m.poolInfo(params.pool_address);
+  const info = m.pools.poolInfo(params.pool_address);
   if (!info) throw notFound('pool', params.pool_address);
   if (query.token !== undefined && query.token !== info.base_address && query.token !== info.quote_address) {
     throw badRequest('token', `must be ${info.base_address} or ${info.quote_address}, the pool's two tokens`);
   }
   return tradesPage(deps, 'pool_trades', params.pool_address, query, (after) =>
-    m.poolTrades(params.pool_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token }),
+    m.trades.poolTrades(params.pool_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token }),
   );
 }
 
 export function poolsMetrics({ query, deps }: RouteContext<unknown, { addresses: string[] }>) {
-  const m = market(deps);
+  const pools = market(deps).pools;
   // Unknown pools are left out (a list, not a lookup); the order follows `addresses`.
-  return query.addresses.map((a) => m.poolMetrics(a)).filter((x) => x !== null);
+  return query.addresses.map((a) => pools.poolMetrics(a)).filter((x) => x !== null);
 }
 
 
@@ -79,7 +79,7 @@ export interface CandlesQuery {
  * start_time <= start_at <= end_time, oldest first; buckets without trades are absent.
  */
 export function poolCandlesRoute({ params, query, deps }: RouteContext<{ pool_address: string }, CandlesQuery>) {
-  const candles = market(deps).candles(params.pool_address, {
+  const candles = market(deps).candles.candles(params.pool_address, {
     interval: query.interval,
     mode: query.mode,
     currency: query.currency,

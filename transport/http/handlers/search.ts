@@ -2,9 +2,7 @@ import { SEARCH_Q_CHARS_MAX } from '../../../engine/bounds.ts';
 import { SEARCH_WINDOWS, type SearchWindow } from '../../../engine/model/index.ts';
 import { z } from 'zod';
 import { unavailable } from '../../../engine/errors.ts';
-import type { ResearchFeed, ResearchPage } from '../../../engine/market/research-feed.ts';
-import type { QuotePrices } from '../../../engine/market/search-feed.ts';
-import type { SearchMatch, SearchSort } from '../../../engine/search/token-index.ts';
+import type { QuotePrices, ResearchFeed, ResearchPage, SearchMatch, SearchSort } from '../../../engine/query/index.ts';
 import { page } from '../../envelope.ts';
 import { cursorCodec, cursorPosition, type CursorCodec } from '../cursor.ts';
 import { cursor, limit, oneOf, order } from '../params.ts';
@@ -47,7 +45,7 @@ export function research(deps: ServerDeps): ResearchFeed {
   return deps.query.research;
 }
 
-/** The quote prices a first page was ordered at ([wSOL, USDC, USDT]); research-feed.ts. */
+/** The quote prices a first page was ordered at ([wSOL, USDC, USDT]); engine/query/search.ts. */
 export const cursorPrices = z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable()]);
 
 /**

@@ -7,7 +7,7 @@ import type { RouteContext } from '../route.ts';
 import { market, tradesPage } from './pools.ts';
 
 export function tokenOverview({ params, deps }: RouteContext<{ token_address: string }, unknown>) {
-  const token = market(deps).token(params.token_address);
+  const token = market(deps).tokens.token(params.token_address);
   if (!token) throw notFound('token', params.token_address);
   return token;
 }
@@ -27,23 +27,23 @@ const tokenPoolsCursor = z.object({
 });
 
 export function tokenPools({ params, query, deps }: RouteContext<{ token_address: string }, z.output<typeof tokenPoolsQuery>>) {
-  const m = market(deps);
-  if (!m.token(params.token_address)) throw notFound('token', params.token_address);
+  const tokens = market(deps).tokens;
+  if (!tokens.token(params.token_address)) throw notFound('token', params.token_address);
   const codec = cursorCodec('tokens.pools', tokenPoolsCursor, deps.cursorSecret!);
   const position = cursorPosition(codec, query.cursor, { token: params.token_address }, 'token_address');
-  const { items, next } = m.tokenPoolList(params.token_address, query.limit, position?.after);
+  const { items, next } = tokens.tokenPoolList(params.token_address, query.limit, position?.after);
   return page(items, { next_cursor: next ? codec.encode({ token: params.token_address, after: next }) : null, has_more: next !== null });
 }
 
 export function tokenTradesRoute({ params, query, deps }: RouteContext<{ token_address: string }, { start_time?: number; order: 'asc' | 'desc'; limit: number; cursor?: string }>) {
   const m = market(deps);
   return tradesPage(deps, 'token_trades', params.token_address, query, (after) =>
-    m.tokenExists(params.token_address) ? m.tokenTrades(params.token_address, { startTime: query.start_time, order: query.order, limit: query.limit, after }) : null,
+    m.tokens.tokenExists(params.token_address) ? m.trades.tokenTrades(params.token_address, { startTime: query.start_time, order: query.order, limit: query.limit, after }) : null,
   );
 }
 
 /** GET /tokens?addresses=: known tokens, in the order asked; unknown ones left out. */
 export function tokensMany({ query, deps }: RouteContext<unknown, { addresses: string[] }>) {
-  const m = market(deps);
-  return query.addresses.map((a) => m.token(a)).filter((x) => x !== null);
+  const tokens = market(deps).tokens;
+  return query.addresses.map((a) => tokens.token(a)).filter((x) => x !== null);
 }

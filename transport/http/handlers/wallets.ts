@@ -24,9 +24,9 @@ export interface WalletTradesQuery {
  * one that never traded has an empty list, not a 404.
  */
 export function walletTradesRoute({ params, query, deps }: RouteContext<{ wallet_address: string }, WalletTradesQuery>) {
-  const m = market(deps);
+  const trades = market(deps).trades;
   return tradesPage(deps, 'wallet_trades', params.wallet_address, { ...query, token: query.token_address }, (after) =>
-    m.walletTrades(params.wallet_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token_address }),
+    trades.walletTrades(params.wallet_address, { startTime: query.start_time, order: query.order, limit: query.limit, after, token: query.token_address }),
   );
 }
 

@@ -1,0 +1,269 @@
+import {
+  Cooldowns,
+  cooldownKey,
+  linearRamp,
+  logRamp,
+  SIGNAL_DEFAULTS,
+  type Signal,
+  type SignalThresholds,
+  type SignalTrade,
+  type TokenSignalKind,
+} from './signals.rules.ts';
+
+/**
+ * The token signals of one token (DECISIONS.md: volume_spike, price_breakout,
+ * smart_money_buy, kol_buy, dev_sell, whale_buy, migration, almost_bonded) and the
+ * token's cluster_buy (a wallet signal whose state is the token's: its recent labeled
+ * buys). Plain mutable state, no I/O, no clock: times are the events' `at`, so a replay
+ * under `--clock event` gives the same signals. Formulas: SIGNALS.md.
+ */
+
+/** What the signals read besides the trade (the wiring fills it from the labels, token and pool actors). */
+export interface TradeContext {
+  /** Labels in force on the trader when the trade applies. */
+  labels: readonly string[];
+  /** The token's creator (the dev), null when unknown. */
+  creator_address: string | null;
+  /** Whole tokens; null before the token's supply is known. */
+  total_supply: number | null;
+  /** The traded pool's curve after the trade; null for a pool without a curve. */
+  curve: { progress_pct: number; complete: boolean; gain_5m_pct: number | null } | null;
+}
+
+/** A curve's graduation (router: `pool.graduated`), with when the token launched (its first trade, or `launched_at`). */
+export interface GraduationInput {
+  pool_address: string;
+  token_address: string;
+  migrated_to_pool_address: string | null;
+  at: number;
+  launched_at: number | null;
+}
+
+export class TokenSignals {
+  readonly token: string;
+  private readonly t: Readonly<SignalThresholds>;
+  private readonly cooldowns = new Cooldowns();
+  /** Rolling USD volume: a ring of buckets of `bucketMs`, `newest` the absolute number of the newest bucket. */
+  private readonly volume: Float64Array;
+  private newest = -Infinity;
+  private firstTradeAt = Infinity;
+  private athUsd = 0;
+  private athAt = 0;
+  /** Last curve progress seen per curve pool (crossings). */
+  private readonly progress = new Map<string, number>();
+  /** Labeled buys of the last cluster window, oldest first. */
+  private cluster: { wallet: string; at: number; usd: number }[] = [];
+
+  constructor(token: string, thresholds: Readonly<SignalThresholds> = SIGNAL_DEFAULTS) {
+    this.token = token;
+    this.t = thresholds;
+    const v = thresholds.volume_spike;
+    this.volume = new Float64Array(Math.ceil((v.windowMs + v.baselineMs) / v.bucketMs));
+  }
+
+  /** The signals one trade of the token fires, in kind order. */
+  onTrade(trade: SignalTrade, ctx: TradeContext): Signal[] {
+    const out: Signal[] = [];
+    if (trade.at < this.firstTradeAt) this.firstTradeAt = trade.at;
+    this.volumeSpike(trade, out);
+    this.priceBreakout(trade, out);
+    if (trade.side === 'buy') {
+      this.labeledBuy('smart_money_buy', trade, ctx, out);
+      this.labeledBuy('kol_buy', trade, ctx, out);
+    } else this.devSell(trade, ctx, out);
+    if (trade.side === 'buy') this.whaleBuy(trade, ctx, out);
+    if (ctx.curve !== null) this.almostBonded(trade, ctx.curve, out);
+    if (trade.side === 'buy') this.clusterBuy(trade, ctx, out);
+    return out;
+  }
+
+  /** migration: a curve of the token graduated. */
+  onGraduated(g: GraduationInput): Signal[] {
+    const m = this.t.migration;
+    const pool = g.migrated_to_pool_address ?? g.pool_address;
+    if (!this.cooldowns.admit(cooldownKey('migration', this.token, []), g.at, m.cooldownMs)) return [];
+    const launched = g.launched_at ?? (Number.isFinite(this.firstTradeAt) ? this.firstTradeAt : null);
+    const tookMs = launched === null ? null : Math.max(0, g.at - launched);
+    const score = tookMs === null ? 0.5 : 1 - 0.5 * logRamp(Math.max(tookMs, m.fastMs), m.fastMs, m.slowMs);
+    return [
+      this.signal('migration', g.pool_address, pool, [], g.at, score, {
+        from_pool_address: g.pool_address,
+        to_pool_address: g.migrated_to_pool_address,
+        time_to_graduate_ms: tookMs,
+      }),
+    ];
+  }
+
+  /** Forgets cooldowns past the longest one (call from the engine-clock ticker). */
+  prune(now: number, keepMs: number): void {
+    this.cooldowns.prune(now, keepMs);
+  }
+
+  private signal(kind: TokenSignalKind | 'cluster_buy', trigger: string, pool: string | null, wallets: string[], at: number, score: number, detail: Signal['detail']): Signal {
+    return { signal_id: `${kind}:${this.token}:${trigger}`, kind, token_address: this.token, pool_address: pool, wallet_addresses: wallets, at, score, detail };
+  }
+
+  /**
+   * volume_spike: recent = USD volume of the last `windowMs` (up to the newest bucket);
+   * baseline = USD volume of the `baselineMs` before it, scaled to one window over the
+   * part of it the token has existed, at least `baselineFloorUsd`; fires when recent ≥
+   * minVolumeUsd, recent / baseline ≥ minRatio and the token is minAgeMs old.
+   */
+  private volumeSpike(trade: SignalTrade, out: Signal[]): void {
+    const v = this.t.volume_spike;
+    if (trade.amount_usd === null) return;
+    const n = this.volume.length;
+    const b = Math.floor(trade.at / v.bucketMs);
+    if (b > this.newest) {
+      const clear = Number.isFinite(this.newest) ? Math.min(n, b - this.newest) : n;
+      for (let i = 1; i <= clear; i++) this.volume[(((b - clear + i) % n) + n) % n] = 0;
+      this.newest = b;
+    } else if (b <= this.newest - n) return; // older than the ring
+    this.volume[((b % n) + n) % n]! += trade.amount_usd;
+    const windowBuckets = Math.round(v.windowMs / v.bucketMs);
+    let recent = 0;
+    let base = 0;
+    for (let i = 0; i < n; i++) {
+      const x = this.volume[(((this.newest - i) % n) + n) % n]!;
+      if (i < windowBuckets) recent += x;
+      else base += x;
+    }
+    const age = trade.at - this.firstTradeAt;
+    if (recent < v.minVolumeUsd || age < v.minAgeMs) return;
+    const windowStart = (this.newest - windowBuckets + 1) * v.bucketMs;
+    const baselineSpanMs = Math.min(v.baselineMs, Math.max(v.bucketMs, windowStart - this.firstTradeAt));
+    const baseline = Math.max((base * v.windowMs) / baselineSpanMs, v.baselineFloorUsd);
+    const ratio = recent / baseline;
+    if (ratio < v.minRatio) return;
+    if (!this.cooldowns.admit(cooldownKey('volume_spike', this.token, []), trade.at, v.cooldownMs)) return;
+    out.push(
+      this.signal('volume_spike', trade.trade_id, trade.pool_address, [], trade.at, logRamp(ratio, v.minRatio, v.fullRatio), {
+        volume_usd: recent,
+        baseline_volume_usd: baseline,
+        ratio,
+        window_ms: v.windowMs,
+      }),
+    );
+  }
+
+  /**
+   * price_breakout (new ATH): the trade's USD price beats the token's all-time high by
+   * minBreakPct, that high having stood minAthAgeMs, the token minAgeMs old and its
+   * market cap at least minMarketCapUsd. Every higher price is the new high, so a steady
+   * climb (a new high each minute) is no breakout.
+   */
+  private priceBreakout(trade: SignalTrade, out: Signal[]): void {
+    const p = this.t.price_breakout;
+    const price = trade.price_usd;
+    if (price === null || !(price > this.athUsd)) return;
+    const prevAth = this.athUsd;
+    const prevAt = this.athAt;
+    this.athUsd = price;
+    this.athAt = trade.at;
+    if (prevAth <= 0) return;
+    const multiple = price / prevAth;
+    if (multiple < 1 + p.minBreakPct / 100 || trade.at - prevAt < p.minAthAgeMs || trade.at - this.firstTradeAt < p.minAgeMs) return;
+    if (trade.market_cap_usd === null || trade.market_cap_usd < p.minMarketCapUsd) return;
+    if (!this.cooldowns.admit(cooldownKey('price_breakout', this.token, []), trade.at, p.cooldownMs)) return;
+    out.push(
+      this.signal('price_breakout', trade.trade_id, trade.pool_address, [], trade.at, logRamp(multiple, 1 + p.minBreakPct / 100, p.fullMultiple), {
+        price_usd: price,
+        previous_ath_usd: prevAth,
+        previous_ath_at: prevAt,
+        market_cap_usd: trade.market_cap_usd,
+      }),
+    );
+  }
+
+  /** smart_money_buy / kol_buy: a buy of at least minUsd by a wallet with the kind's label. */
+  private labeledBuy(kind: 'smart_money_buy' | 'kol_buy', trade: SignalTrade, ctx: TradeContext, out: Signal[]): void {
+    const k = this.t[kind];
+    if (trade.amount_usd === null || trade.amount_usd < k.minUsd || !ctx.labels.includes(k.label)) return;
+    const wallets = [trade.wallet_address];
+    if (!this.cooldowns.admit(cooldownKey(kind, this.token, wallets), trade.at, k.cooldownMs)) return;
+    out.push(this.signal(kind, trade.trade_id, trade.pool_address, wallets, trade.at, logRamp(trade.amount_usd, k.minUsd, k.fullUsd), buyDetail(trade, ctx)));
+  }
+
+  /** dev_sell: the token's creator sells at least minSupplyPct of the total supply in one trade. */
+  private devSell(trade: SignalTrade, ctx: TradeContext, out: Signal[]): void {
+    const d = this.t.dev_sell;
+    if (ctx.creator_address !== trade.wallet_address || ctx.total_supply === null || !(ctx.total_supply > 0)) return;
+    const pct = (100 * trade.token_amount) / ctx.total_supply;
+    if (pct < d.minSupplyPct) return;
+    const wallets = [trade.wallet_address];
+    if (!this.cooldowns.admit(cooldownKey('dev_sell', this.token, wallets), trade.at, d.cooldownMs)) return;
+    out.push(
+      this.signal('dev_sell', trade.trade_id, trade.pool_address, wallets, trade.at, logRamp(pct, d.minSupplyPct, d.fullSupplyPct), {
+        supply_pct: pct,
+        token_amount: trade.token_amount,
+        amount_usd: trade.amount_usd,
+      }),
+    );
+  }
+
+  /** whale_buy: a buy of at least minUsd by anyone, or labeledMinUsd by a wallet labeled whale. */
+  private whaleBuy(trade: SignalTrade, ctx: TradeContext, out: Signal[]): void {
+    const w = this.t.whale_buy;
+    const usd = trade.amount_usd;
+    if (usd === null) return;
+    const labeled = ctx.labels.includes(w.label);
+    const min = labeled ? Math.min(w.labeledMinUsd, w.minUsd) : w.minUsd;
+    if (usd < min) return;
+    const wallets = [trade.wallet_address];
+    if (!this.cooldowns.admit(cooldownKey('whale_buy', this.token, wallets), trade.at, w.cooldownMs)) return;
+    out.push(this.signal('whale_buy', trade.trade_id, trade.pool_address, wallets, trade.at, logRamp(usd, min, w.fullUsd), buyDetail(trade, ctx)));
+  }
+
+  /**
+   * almost_bonded: a curve's progress crosses minProgressPct upwards (from below it, or
+   * first seen at or above it) and the curve is not complete. Score: the progress gained
+   * over the last 5 minutes over fullGain5mPct (a curve racing to bond scores high).
+   */
+  private almostBonded(trade: SignalTrade, curve: NonNullable<TradeContext['curve']>, out: Signal[]): void {
+    const a = this.t.almost_bonded;
+    const before = this.progress.get(trade.pool_address);
+    this.progress.set(trade.pool_address, curve.progress_pct);
+    if (curve.complete || curve.progress_pct < a.minProgressPct || (before !== undefined && before >= a.minProgressPct)) return;
+    if (!this.cooldowns.admit(cooldownKey('almost_bonded', this.token, []), trade.at, a.cooldownMs)) return;
+    out.push(
+      this.signal('almost_bonded', trade.trade_id, trade.pool_address, [], trade.at, linearRamp(curve.gain_5m_pct ?? 0, 0, a.fullGain5mPct), {
+        bonding_curve_progress_pct: curve.progress_pct,
+        bonding_curve_gain_5m_pct: curve.gain_5m_pct,
+      }),
+    );
+  }
+
+  /**
+   * cluster_buy: buys of at least minBuyUsd by wallets with one of `labels`, within
+   * windowMs of each other: minWallets distinct wallets fire it. The cluster is one
+   * wallet set while it lasts (choice: a wallet joining a cluster in cooldown makes no
+   * new signal), so the cooldown key is (kind, token).
+   */
+  private clusterBuy(trade: SignalTrade, ctx: TradeContext, out: Signal[]): void {
+    const c = this.t.cluster_buy;
+    if (trade.amount_usd === null || trade.amount_usd < c.minBuyUsd || !ctx.labels.some((l) => c.labels.includes(l))) return;
+    this.cluster.push({ wallet: trade.wallet_address, at: trade.at, usd: trade.amount_usd });
+    const from = trade.at - c.windowMs;
+    if (this.cluster[0]!.at <= from) this.cluster = this.cluster.filter((b) => b.at > from);
+    const wallets: string[] = [];
+    let usd = 0;
+    for (const b of this.cluster) {
+      if (b.at > trade.at) continue;
+      usd += b.usd;
+      if (!wallets.includes(b.wallet)) wallets.push(b.wallet);
+    }
+    if (wallets.length < c.minWallets) return;
+    if (!this.cooldowns.admit(cooldownKey('cluster_buy', this.token, []), trade.at, c.cooldownMs)) return;
+    out.push(
+      this.signal('cluster_buy', trade.trade_id, trade.pool_address, wallets, trade.at, linearRamp(wallets.length, 0, c.fullWallets), {
+        wallet_count: wallets.length,
+        buys_usd: usd,
+        window_ms: c.windowMs,
+      }),
+    );
+  }
+}
+
+function buyDetail(trade: SignalTrade, ctx: TradeContext): Signal['detail'] {
+  return { amount_usd: trade.amount_usd, token_amount: trade.token_amount, market_cap_usd: trade.market_cap_usd, labels: ctx.labels };
+}

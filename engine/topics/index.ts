@@ -1,0 +1,20 @@
+/**
+ * The live streams (engine/topics): one file per stream (token-metadata.ts,
+ * pool-trades.ts, token-trades.ts, pool-metrics.ts, candles.ts), the topic names
+ * (names.ts), the sink the transport implements (sink.ts) and the publisher that
+ * hands the actors' changes to the streams (publisher.ts). The transport imports this
+ * file only.
+ */
+
+/** The port between the live streams and the transport, and the sink with no subscribers. */
+export { NO_TOPICS, type TopicSink } from './sink.ts';
+/** Every topic name, one builder per stream. */
+export { topics } from './names.ts';
+/** The prefix every candles frame starts with, and the frame itself. */
+export { CANDLES_FRAME_PREFIX, candleFrame, type PoolStates } from './candles.ts';
+/** How long candle changes are kept for a resume by seq. */
+export { RESUME_HISTORY_MS, type CandleHistory } from './candle-history.ts';
+/** The coordinator the engine hands applied changes to, and what it needs. */
+export { MarketPublisher, type PublisherDeps } from './publisher.ts';
+/** What pool_metrics frames are built with (engine/query PoolsQuery.poolMetrics). */
+export type { PoolMetricsSource } from './pool-metrics.ts';

@@ -1,0 +1,18 @@
+/**
+ * Every topic name, one per stream and key; nothing else spells one (STYLE.md 2):
+ * - `token_metadata`                                  every token metadata change
+ * - `pool_trades:<pool_address>`                      trades of one pool
+ * - `token_trades:<token_address>`                    trades of one token, in every pool
+ * - `pool_metrics:<pool_address>`                     metrics of one pool
+ * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
+ *
+ * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
+ * the streams publish on them.
+ */
+export const topics = {
+  tokenMetadata: () => 'token_metadata',
+  poolTrades: (pool: string) => `pool_trades:${pool}`,
+  tokenTrades: (token: string) => `token_trades:${token}`,
+  poolMetrics: (pool: string) => `pool_metrics:${pool}`,
+  candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
+} as const;

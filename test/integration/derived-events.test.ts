@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { TRADE, tradeFromTokenSide, type DerivedEvent, type PoolTradeEvent } from '../../engine/model/index.ts';
+import type { Engine } from '../../engine/system.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { base58, rng, WSOL } from '../helpers/fixtures.ts';
+import { countsOf, storedTradesByWallet, swapTradeCounter, throwOnce, tradeCounter } from '../helpers/trade-counter.ts';
+
+/**
+ * The router's derived events (engine/supervisor/router.ts) through a consumer actor
+ * registered as embedders do (EngineOptions.actors): a per-wallet counter of the
+ * `pool.trade` events it applies must equal the wallet's stored trades live, after a
+ * crash and restart whose actors' snapshots are at different seqs, and after a rebuild.
+ */
+
+const temp = useTempEngine('mds-derived-');
+const T0 = 1_767_225_600_000;
+const actors = [tradeCounter, swapTradeCounter];
+
+function market(seed: number) {
+  const random = rng(seed);
+  const mint = base58(random, 44);
+  const pools = [base58(random, 44), base58(random, 44), base58(random, 44)];
+  const wallets = Array.from({ length: 3 }, () => base58(random, 44));
+  let slot = 1_000;
+  let at = T0;
+  return {
+    mint,
+    pools,
+    wallets,
+    token: () => ({ type: 'token', token_address: mint, decimals: 6, supply_raw: '1000000000000000', symbol: 'DRV', name: 'Derived', slot: ++slot, at }),
+    pool: (pool: string) => ({ type: 'pool', pool_address: pool, base_address: mint, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: at, slot: ++slot }),
+    quote: () => ({ type: 'quote_price', quote_address: WSOL, price_usd: 150, at }),
+    swap: (pool: string, wallet: string) => ({
+      type: 'swap', tx_hash: base58(random, 88), slot: ++slot, tx_index: 0, event_index: 0, at: (at += 1_000), pool_address: pool, wallet_address: wallet,
+      side: random() < 0.5 ? 'buy' : 'sell', base_amount_raw: String(1_000_000 + Math.floor(random() * 1e9)), quote_amount_raw: String(1_000_000 + Math.floor(random() * 1e9)),
+      base_reserve_raw: '800000000000000', quote_reserve_raw: '40000000000',
+    }),
+  };
+}
+
+type Market = ReturnType<typeof market>;
+
+async function send(engine: Engine, events: Array<Record<string, unknown>>): Promise<void> {
+  for (const e of events) expect((await engine.ingest(e)).status, JSON.stringify(e)).toBe('applied');
+}
+
+/** n swaps, the wallets in turn, in `pool`. */
+const swaps = (m: Market, pool: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => m.swap(pool, m.wallets[(from + i) % m.wallets.length]!));
+
+/** Each counter's counts equal the stored trades per wallet; the swap-and-trade counter's swaps equal its trades. */
+function expectExact(engine: Engine, m: Market, trades: number): void {
+  const stored = storedTradesByWallet(engine, m.pools);
+  expect([...stored.values()].reduce((a, b) => a + b, 0), 'stored trades').toBe(trades);
+  expect(countsOf(engine, tradeCounter.kind, m.wallets), 'pool.trade per wallet').toEqual(stored);
+  expect(countsOf(engine, swapTradeCounter.kind, m.wallets), 'pool.trade per wallet (a kind also taking swaps)').toEqual(stored);
+  expect(countsOf(engine, swapTradeCounter.kind, m.wallets, 'swaps'), 'swaps per wallet').toEqual(stored);
+}
+
+describe('derived events through the router', () => {
+  it('a consumer sees every priced trade once, live, swaps that waited for their pool included; only the hosts that take a type get it', async () => {
+    const m = market(1);
+    const engine = await temp.open({}, { actors });
+    const seen: DerivedEvent[] = [];
+    const off = engine.router.subscribe('pool.trade', (e) => seen.push(e));
+    await send(engine, [m.quote(), m.token(), m.pool(m.pools[0]!)]);
+    await send(engine, swaps(m, m.pools[0]!, 12));
+    // Swaps before their pool's event wait; its event applies them, and derives their trades.
+    await send(engine, swaps(m, m.pools[1]!, 4));
+    expect(seen).toHaveLength(12);
+    await send(engine, [m.pool(m.pools[1]!)]);
+    expect(seen).toHaveLength(16);
+    off();
+    expectExact(engine, m, 16);
+    const t = seen[0] as PoolTradeEvent;
+    expect(t).toMatchObject({ type: 'pool.trade', pool_address: m.pools[0], base_address: m.mint, quote_address: WSOL });
+    expect(t.trade[TRADE.quoteUsd]).toBe(150);
+    expect(tradeFromTokenSide(t, m.mint)).toMatchObject({ token_address: m.mint, side: t.trade[TRADE.side], token_amount: t.trade[TRADE.baseAmount] });
+    expect(tradeFromTokenSide(t, WSOL), 'no token side for a known quote mint').toBeNull();
+    expect(engine.router.hostsOf('pool.trade').map((h) => h.kind)).toEqual(['wallet-trade-counter', 'wallet-swap-trade-counter']);
+    expect(engine.router.hostsOf('swap').map((h) => h.kind)).toEqual(['pool', 'wallet-swap-trade-counter']);
+    expect(engine.router.hostsOf('pool').map((h) => h.kind)).toEqual(['token', 'pool']);
+  });
+
+  it('recomputes exactly the derived events a consumer lacks after a crash, its snapshot and the pool\'s at different seqs', async () => {
+    const m = market(2);
+    const [p0, p1, p2] = m.pools as [string, string, string];
+    let engine = await temp.open({}, { actors });
+    await send(engine, [m.quote(), m.token(), m.pool(p0), m.pool(p1)]);
+    await send(engine, [...swaps(m, p0, 6), ...swaps(m, p1, 3)]);
+    await engine.checkpoint();
+    // The pool past the consumers: its snapshot holds swaps whose trades they lack.
+    await send(engine, swaps(m, p0, 6));
+    expect(engine.pools.passivateIfIdle(p0, Number.POSITIVE_INFINITY)).toBe(true);
+    // Swaps that waited for their pool's event: their trades are derived at that event's seq, not theirs.
+    await send(engine, [...swaps(m, p2, 3), m.pool(p2)]);
+    expect(engine.pools.passivateIfIdle(p2, Number.POSITIVE_INFINITY)).toBe(true);
+    // One consumer past the pools: its snapshot holds trades the pool applies again.
+    await send(engine, [...swaps(m, p0, 3), ...swaps(m, p1, 3)]);
+    for (const kind of [tradeCounter.kind, swapTradeCounter.kind]) {
+      expect(engine.hosts.find((h) => h.kind === kind)!.passivateIfIdle(m.wallets[0]!, Number.POSITIVE_INFINITY)).toBe(true);
+    }
+    await send(engine, [...swaps(m, p0, 4, 1), ...swaps(m, p1, 2)]);
+    expectExact(engine, m, 30);
+    await temp.crash(engine);
+
+    engine = await temp.open({}, { actors });
+    expectExact(engine, m, 30);
+    // And live again after it.
+    await send(engine, swaps(m, p0, 5));
+    expectExact(engine, m, 35);
+    await engine.stop();
+    engine = await temp.open({}, { actors });
+    expectExact(engine, m, 35);
+  });
+
+  it('rebuilds a consumer that throws from its snapshot and the recomputed trades since, the seq under way included', async () => {
+    const m = market(3);
+    const [p0, p1] = m.pools as [string, string];
+    const engine = await temp.open({}, { actors });
+    await send(engine, [m.quote(), m.token(), m.pool(p0), m.pool(p1)]);
+    await send(engine, swaps(m, p0, 6));
+    await engine.checkpoint();
+    await send(engine, [...swaps(m, p0, 6), ...swaps(m, p1, 6)]);
+    const thrown = throwOnce.thrown;
+    // A consumer taking only derived events: rebuilt from its snapshot and the trades
+    // derived since, recomputed from the log.
+    throwOnce.kind = tradeCounter.kind;
+    throwOnce.wallet = m.wallets[0]!;
+    await send(engine, swaps(m, p1, 1));
+    expect(throwOnce.thrown).toBe(thrown + 1);
+    expectExact(engine, m, 19);
+    // One that took the swap of the same seq before the trade that throws: that swap too.
+    throwOnce.kind = swapTradeCounter.kind;
+    throwOnce.wallet = m.wallets[1]!;
+    await send(engine, swaps(m, p0, 2, 1));
+    expect(throwOnce.thrown).toBe(thrown + 2);
+    expectExact(engine, m, 21);
+    expect(engine.gate.deadLetters, 'a throw retried after the rebuild is no poison').toBe(0);
+  });
+});
