@@ -102,6 +102,10 @@ describe('checkpoints and idle sweeps in slices', () => {
     // The research feed reads every pool it refreshes, which is a use: refreshed now, its
     // timer has nothing to read while the sweep runs, and the one use below is the only one.
     e.query.research!.refresh();
+    // Wallet accounting's actors (actors/wallet) are idle too: a wallet per trader, top traders per token, the leaderboard.
+    const w = e.wallets!;
+    const walletActors = w.wallets.size + w.tokenTraders.size + w.leaderboard.size;
+    expect(w.tokenTraders.size).toBe(POOLS);
     const later = performance.now() + QUIET.idleMs;
     let finished = false;
     const sweep = e.passivateIdle(later, { sliceMs: 0.001 }).then((count) => ((finished = true), count));
@@ -115,7 +119,8 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(host.isResident(last)).toBe(true);
     expect(host.size).toBe(1);
     expect(e.tokens.size).toBe(0);
-    expect(count).toBe(2 * POOLS); // every token, every pool but one, and the wSOL price
+    expect(count).toBe(2 * POOLS + walletActors); // every token, every pool but one, the wSOL price and the wallet actors
+    expect(w.wallets.size + w.tokenTraders.size + w.leaderboard.size).toBe(0);
     // Passivated pools come back from their snapshots, every trade in place.
     expect(e.query.market!.pools.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
   });
