@@ -225,6 +225,27 @@ export class WalletsQuery {
     };
   }
 
+  /**
+   * A version of GET /tokens/{token}/traders (the response cache): the token's rows'
+   * seq, every wallet label's, and the second of the clock (unrealized PnL moves with
+   * the token's price: a cached list is at most a second behind it). null while the
+   * rows are not in memory.
+   */
+  tradersVersion(token: string): string | null {
+    const rows = this.hosts.tokenTraders.versionOf(token);
+    return rows === undefined ? null : `${rows}:${this.state.labelsVersion()}:${this.state.second()}`;
+  }
+
+  /**
+   * A version of GET /wallets/leaderboard: the rows' seq, every wallet label's, and the
+   * second (recent_trades and the 60-s refresh move with time). null while the rows are
+   * not in memory.
+   */
+  leaderboardVersion(): string | null {
+    const rows = this.hosts.leaderboard.versionOf(LEADERBOARD_KEY);
+    return rows === undefined ? null : `${rows}:${this.state.labelsVersion()}:${this.state.second()}`;
+  }
+
   /** The leaderboard's rows, refreshed first when older than the refresh period (rankings.ts). */
   private leaderboardState(): Readonly<LeaderboardState> {
     const h = this.hosts.leaderboard;

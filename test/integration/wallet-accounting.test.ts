@@ -262,6 +262,11 @@ describe('wallet accounting over HTTP', () => {
         const { status, body } = await srv.get(path);
         expect([status, body.code, body.message.startsWith('cursor')], path).toEqual([400, 4000, true]);
       }
+      // The same URL answered to a Pro key first, on the same server: never a cached body for the starter key.
+      expect((await srv.get(`/v1/tokens/${MINT}/traders?label=kol`)).status).toBe(200);
+      const sameServer = await fetch(`${srv.base}/v1/tokens/${MINT}/traders?label=kol`, { headers: { authorization: `Bearer ${free.key}` } });
+      expect(sameServer.status).toBe(403);
+      await sameServer.arrayBuffer();
       const denied = await free.get(`/v1/tokens/${MINT}/traders?label=kol`);
       expect([denied.status, denied.body.code], JSON.stringify(denied.body)).toEqual([403, 4033]);
       expect(denied.body.message).toContain('label');

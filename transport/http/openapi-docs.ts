@@ -245,7 +245,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Top traders',
     description: [
       `The token's traders by pnl_usd (realized_pnl_usd + unrealized_pnl_usd; default) or volume_usd (buy + sell), largest first, ties by wallet_address. ${WALLET_ACCOUNTING}`,
-      'unrealized_pnl_usd values the quantity held at the token\'s USD price now (its main pool\'s), null when that price is unknown (pnl_usd then counts realized only). The list keeps, per token, the 1,000 wallets with the most USD volume in it (cut back from 1,250): a wallet with less volume than those is not ranked. Rows follow every trade and balance as it is applied (no lag); as_of in each row is the engine time of the answer.',
+      'unrealized_pnl_usd values the quantity held at the token\'s USD price now (its main pool\'s), null when that price is unknown (pnl_usd then counts realized only). The list keeps, per token, the 1,000 wallets with the most USD volume in it (cut back from 1,250): a wallet with less volume than those is not ranked. Rows follow every trade and balance as it is applied; an answer without label is cached for up to a second (unrealized PnL may be a second behind the price); as_of in each row is the engine time it was computed at.',
       'label (Pro: 403/4033 PLAN_REQUIRED on free and starter) keeps wallets holding that label. 404 for a token the service does not know.',
     ].join('\n\n'),
     data: arr(ref('TopTrader')),
@@ -286,7 +286,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: [
       `Wallets with a trade in the window, by sort: pnl_usd (realized_pnl_usd of sells in the window; default), win_rate_pct (wallets that sold nothing in the window last) or volume_usd; largest first, ties by wallet_address. Filters min_trade_count, min_volume_usd and min_win_rate_pct keep rows at or above them (min_win_rate_pct leaves out wallets that sold nothing). ${WALLET_ACCOUNTING}`,
       'Windows are whole UTC days: 1d is today (UTC), 7d today and the 6 days before, 30d today and the 29 before.',
-      'Maintained incrementally, not computed per request: trades mark their wallet, and the marked wallets\' rows are recomputed at least every 60 s of event time and when a request finds them 60 s old on the engine clock (every row on a new UTC day). So the leaderboard may lag the trades by up to 60 s; as_of (in each row) is the engine time the rows were computed at. It ranks the 10,000 wallets with the most USD volume in 30 days; filters apply within them. recent_trades: the wallet\'s last 5 trades (over the 30 days trade lists cover), newest first, as GET /v1/wallets/{wallet_address}/trades lists them at the request.',
+      'Maintained incrementally, not computed per request: trades mark their wallet, and the marked wallets\' rows are recomputed at least every 60 s of event time and when a request finds them 60 s old on the engine clock (every row on a new UTC day). So the leaderboard may lag the trades by up to 60 s; as_of (in each row) is the engine time the rows were computed at. It ranks the 10,000 wallets with the most USD volume in 30 days; filters apply within them. recent_trades: the wallet\'s last 5 trades (over the 30 days trade lists cover), newest first, as GET /v1/wallets/{wallet_address}/trades lists them. An answer is cached for up to a second.',
     ].join('\n\n'),
     data: arr(ref('LeaderboardRow')),
     paged: true,

@@ -120,9 +120,17 @@ export const ROUTES = [
     handler: tokenTradesRoute,
     version: ({ params, deps }) => deps.query.market?.trades.tokenTradesVersion(params.token_address) ?? null,
   }),
-  defineRoute({ pattern: '/v1/tokens/:token_address/traders', auth: true, params: z.object({ token_address: address }), query: tradersQuery, handler: tradersRoute }),
+  defineRoute({
+    pattern: '/v1/tokens/:token_address/traders',
+    auth: true,
+    params: z.object({ token_address: address }),
+    query: tradersQuery,
+    handler: tradersRoute,
+    // Not with label: its plan check is the handler's, which a cached body would skip.
+    version: ({ params, query, deps }) => (query.label === undefined ? (deps.query.wallets?.tradersVersion(params.token_address) ?? null) : null),
+  }),
   // Static before its `:param` sibling: /v1/wallets/leaderboard is not a wallet address.
-  defineRoute({ pattern: '/v1/wallets/leaderboard', auth: true, query: leaderboardQuery, handler: leaderboardRoute }),
+  defineRoute({ pattern: '/v1/wallets/leaderboard', auth: true, query: leaderboardQuery, handler: leaderboardRoute, version: ({ deps }) => deps.query.wallets?.leaderboardVersion() ?? null }),
   defineRoute({ pattern: '/v1/wallets/:wallet_address/performance', auth: true, params: z.object({ wallet_address: address }), query: performanceQuery, handler: performanceRoute }),
   defineRoute({ pattern: '/v1/wallets/:wallet_address/positions', auth: true, params: z.object({ wallet_address: address }), query: positionsQuery, handler: positionsRoute }),
   defineRoute({ pattern: '/v1/wallets/:wallet_address/daily_pnl', auth: true, params: z.object({ wallet_address: address }), query: dailyPnlQuery, handler: dailyPnlRoute }),
