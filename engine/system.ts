@@ -13,7 +13,7 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, MarketState, PoolsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { CandlesQuery, MarketState, PoolsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { ndjsonSource } from './sources/ndjson.ts';
 import { solanaWsSource } from './sources/solana/ws-source.ts';
 import type { Source } from './sources/source.ts';
@@ -27,7 +27,7 @@ import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
 import { walletBehavior } from '../actors/wallet/wallet.actor.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
 import type { WalletState } from '../actors/wallet/wallet.logic.ts';
-import { RECENT_TRADES, WalletsQuery } from './query/wallets.ts';
+
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;

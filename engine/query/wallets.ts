@@ -1,16 +1,24 @@
-import { tokenUsdOf } from '../../actors/pool/usd-price.ts';
-import { decimalsOf } from '../../actors/token/token.logic.ts';
 import {
+  DAY_MS,
   LB_FIELDS,
   LEADERBOARD_KEY,
   LEADERBOARD_WINDOWS,
+  avgCost,
+  dailyRows,
+  decimalsOf,
+  isOpen,
   leaderboardStale,
+  rawOf,
   refreshLeaderboard,
+  tokenUsdOf,
+  windowTotals,
+  winRatePct,
   type LeaderboardState,
   type LeaderboardWindow,
+  type Position,
   type TokenTradersState,
-} from '../../actors/wallet/rankings.ts';
-import { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from '../../actors/wallet/wallet.logic.ts';
+  type WalletState,
+} from '../../actors/index.ts';
 import type { ActorHost } from '../supervisor/host.ts';
 import type { MarketState } from './state.ts';
 

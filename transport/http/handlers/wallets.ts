@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { isGraceOver, planAllows } from '../../../actors/account/account.logic.ts';
 import { EngineError, notFound, unavailable } from '../../../engine/errors.ts';
-import type { Account } from '../../../engine/plans/index.ts';
-import type { WalletsQuery } from '../../../engine/query/wallets.ts';
+import { isGraceOver, planAllows, type Account } from '../../../engine/plans/index.ts';
+import type { WalletsQuery } from '../../../engine/query/index.ts';
 import { page } from '../../envelope.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';
 import { cursor, decimal, integer, labelName, limit, oneOf } from '../params.ts';
