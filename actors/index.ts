@@ -16,8 +16,9 @@ export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, t
 export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, tokenUsdOf, type UsdReader } from './pool/usd-price.ts';
 export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './pool/candle-series.ts';
 export { countCandleChanges, takeCandleChanges, type CandleTaking } from './pool/pool.actor.ts';
-export { decimalsOf, holderStats, metadataRecord, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
-export { DEFAULT_SNIPER_SLOTS } from './token/holders.ts';
+export { decimalsOf, heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/token.logic.ts';
+export type { HolderPosition } from './token/holder-order.ts';
+export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/holders.ts';
 export { activeLabels, type WalletLabelsState } from './labels/labels.actor.ts';
 /** Wallet accounting (actors/wallet): positions, their windows and days, and the rankings' rows (refreshed through ActorHost.update). */
 export { DAY_MS, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from './wallet/wallet.logic.ts';

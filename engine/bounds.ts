@@ -65,6 +65,21 @@ export const CHUNK_MIN = 4_096;
 export const CHUNK_MAX = 65_536;
 /** Tombstones a token's holders allow before the first pruning pass. */
 export const PRUNE_MIN = 4_096;
+/**
+ * Balance changes a token's holder order remembers (actors/token/holder-order.ts), so
+ * that a walk over GET /tokens/{token}/holders pages leaves out only the holders that
+ * may have been shown already: 4,096 changes (~96 KB) cover minutes of a busy token's
+ * trading, the time a client takes to page through its holders. A walk older than that
+ * leaves out every holder changed since it began.
+ */
+export const HOLDER_LOG_MAX = 4_096;
+/**
+ * Holdings a page of GET /tokens/{token}/holders looks at, at most: a `label` filter
+ * or many holders left out of a walk (holder-order.ts) could otherwise make one
+ * request read every holder. A page that reaches it ends early, with fewer rows and
+ * has_more true; the next page goes on from there.
+ */
+export const HOLDER_SCAN_MAX = 10_000;
 
 // Storage
 

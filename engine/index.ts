@@ -9,8 +9,14 @@ import './node-version.ts';
  */
 
 /** The engine: ingest, actors, read facade, live events. */
-export { createEngine, Engine, registerSource } from './system.ts';
-export type { EngineOptions, SourceFactory, StampedEvent } from './system.ts';
+export { createEngine, Engine } from './system.ts';
+export type { EngineOptions, StampedEvent } from './system.ts';
+/** A `--source` name of an embedder's own (EngineOptions.sources). */
+export type { SourceFactory } from './sources/index.ts';
+/** Extra actor kinds (EngineOptions.actors) and the derived events they may take (engine/supervisor/router.ts). */
+export type { ActorBehavior, ActorContext, ActorEvent } from './supervisor/behavior.ts';
+export { TRADE, tradeFromTokenSide } from './model/index.ts';
+export type { DerivedEvent, PoolGraduatedEvent, PoolTradeEvent, StoredTrade, TokenHoldersEvent, TokenSideTrade } from './model/index.ts';
 /** Configuration: defaults, a JSON file, the environment, flags (one zod schema). */
 export { ConfigError, DEFAULT_PLANS, PLAN_NAMES, configSchema, loadConfig } from './config.ts';
 export type { Config, ConfigInput, ConfigSources, PlanLimits, PlanName } from './config.ts';

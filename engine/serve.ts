@@ -5,10 +5,10 @@ import type { Config } from './config.ts';
 import { createKeyStore, createLimits, type KeyStore } from './plans/index.ts';
 import { createLimitsHook } from '../transport/http/limits.ts';
 import { createLogger } from './log.ts';
-import { createEngine, registerSource, type Engine } from './system.ts';
+import { createEngine, type Engine } from './system.ts';
 import { TRADE_DEFAULT_WINDOW_MS } from './query/index.ts';
 import { decodeSimState, simSource, type SimPersistence } from './sources/sim/index.ts';
-import type { Source } from './sources/source.ts';
+import type { Source, SourceFactory } from './sources/index.ts';
 import type { Storage } from '../storage/lmdb.ts';
 
 /** Meta key: how many times the simulator has started on this data directory. */
@@ -59,10 +59,8 @@ export function serveSimSource(engine: Engine, test: { now?: () => number; persi
   });
 }
 
-/** Makes `--source sim` available (the simulator is the default source). */
-function registerSimulator(): void {
-  registerSource((spec, engine) => (spec === 'sim' ? serveSimSource(engine) : null));
-}
+/** `--source sim` (the simulator is the default source), as `mds serve` makes it available to its engine. */
+const simulator: SourceFactory<Engine> = (spec, engine) => (spec === 'sim' ? serveSimSource(engine) : null);
 
 /** An engine served over HTTP and /ws: what `startService` returns. */
 export interface Service {
@@ -121,8 +119,7 @@ function warnIfStale(engine: Engine, now: number): void {
 /** `mds serve`: ingest from the configured source and serve HTTP (and /ws) until a signal. */
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
-  if (config.source === 'sim') registerSimulator();
-  const engine = await createEngine({ config, log });
+  const engine = await createEngine({ config, log, sources: [simulator] });
   const service = await startService(engine);
   log.info({ host: config.host, port: service.port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
   const source = engine.createSource(config.source);

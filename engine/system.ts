@@ -1,4 +1,3 @@
-import { RESEARCH_SLICES_MAX } from './bounds.ts';
 import { Observable, Subject, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
@@ -13,15 +12,14 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, MarketState, PoolsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
-import { ndjsonSource } from './sources/ndjson.ts';
-import { solanaWsSource } from './sources/solana/ws-source.ts';
-import type { Source } from './sources/source.ts';
+import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
+import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/checkpoint.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
-import { MarketPublisher, NO_TOPICS, type TopicSink } from './topics/index.ts';
+import { MarketPublisher, NO_TOPICS, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
 import { walletBehavior } from '../actors/wallet/wallet.actor.ts';
@@ -51,26 +49,9 @@ export interface EngineOptions {
   flushSliceMs?: number;
   /** Wallet accounting (the wallet actors and their rankings; default on): off only to measure what it costs (bench/). */
   wallets?: boolean;
+  /** `--source` names beyond the built-in ones (engine/sources/index.ts): `mds serve` passes the simulator's `sim`. */
+  sources?: SourceFactory<Engine>[];
 }
-
-/** Creates a source from its command-line name; `sim` is registered by the simulator. */
-export type SourceFactory = (spec: string, engine: Engine) => Source | null;
-const sourceFactories: SourceFactory[] = [];
-/** Lets a source module (the simulator) make itself available under a `--source` name. */
-export function registerSource(factory: SourceFactory): void {
-  sourceFactories.push(factory);
-}
-
-const CHECKPOINT_KEY = 'checkpoint';
-/** A slice length from options: none or 0 is all at once. */
-const sliceOf = (sliceMs: number | undefined): number => (sliceMs !== undefined && sliceMs > 0 ? sliceMs : Infinity);
-/** Runs `steps` until they are done (true) or, checked after each, `deadline` (performance.now()) has passed (false). */
-function runUntil(steps: Iterator<void>, deadline: number): boolean {
-  while (!steps.next().done) if (deadline !== Infinity && performance.now() >= deadline) return false;
-  return true;
-}
-/** The latest event time applied, so that an event clock resumes where it was after a restart. */
-const LATEST_AT_KEY = 'latest_event_at';
 
 /**
  * The engine: storage → ingest gate → router → actors, with the read facade the
@@ -104,9 +85,12 @@ export class Engine {
   /** The pools each wallet traded in lately, for its trades still in memory. */
   private readonly recentWallets = new RecentWalletPools();
   readonly publisher: MarketPublisher;
-  private readonly flushMs: number;
-  private readonly flushSliceMs: number;
-  private lastFlush = 0;
+  /** The live layer's ticks on the engine clock: the publisher's flush, the research refresh (engine/topics/ticker.ts). */
+  readonly ticker: Ticker;
+  /** The `--source` names this engine knows (engine/sources/index.ts). */
+  readonly sources: SourceRegistry<Engine>;
+  private readonly source: SourceRunner;
+  private readonly checkpointer: Checkpointer;
   private appliedSeq = 0;
   private latestAt = 0;
   /** Where live frames go (the WebSocket transport attaches itself). */
@@ -116,21 +100,12 @@ export class Engine {
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
   private state: EngineStatus['status'] = 'starting';
-  private sourceName = 'none';
-  private sourceDone: boolean | null = null;
-  private source: Source | null = null;
-  private sourceAbort: AbortController | null = null;
-  private sourceRun: Promise<void> | null = null;
-  /** A checkpoint taken in slices, while under way. */
-  private checkpointing: Promise<unknown> | null = null;
-  /** A sweep of idle actors taken in slices, while under way. */
-  private sweeping: Promise<number> | null = null;
 
   constructor(options: EngineOptions) {
     this.config = options.config;
     this.log = options.log ?? silentLogger();
     this.clock = options.clock ?? createClock(options.config.clock);
-    this.metrics = createMetrics(() => this.source?.state?.() ?? null);
+    this.metrics = createMetrics(() => this.source.state());
     this.storage = openStorage(options.config.data);
     this.gate = new IngestGate({
       storage: this.storage,
@@ -156,8 +131,9 @@ export class Engine {
     this.walletIndexer = new WalletIndexer(options.config.data, (message) => this.log.error({ part: 'wallet-index' }, message));
     this.trades = new TradesRepo(this.storage, () => this.walletIndexer.poke());
     this.candles = new CandlesRepo(this.storage);
-    this.flushMs = options.flushMs ?? 250;
-    this.flushSliceMs = options.flushSliceMs ?? 5;
+    this.ticker = new Ticker({ clock: this.clock, sliceMs: options.flushSliceMs ?? 5, log: this.log.child({ part: 'ticker' }) });
+    this.source = new SourceRunner(this.gate, this.log);
+    this.sources = new SourceRegistry<Engine>({ config: this.config, log: this.log }, this, options.sources);
     this.publisher = new MarketPublisher({
       sink: () => this.topicSink,
       market: () => this.query.market!,
@@ -204,6 +180,17 @@ export class Engine {
     this.events$ = this.stamped.asObservable();
     this.query = this.createQuery();
     this.research = this.query.research!;
+    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
+    this.checkpointer = new Checkpointer({
+      storage: this.storage,
+      hosts: this.hosts,
+      derived: this.research,
+      // Trades applied before this write out now (or at the next checkpoint): wallet-trades.ts.
+      beginning: () => this.recentWallets.rotate(),
+      appliedSeq: () => this.appliedSeq,
+      latestAt: () => this.latestAt,
+      running: () => this.state === 'ready',
+    });
   }
 
   private started: Promise<void> | null = null;
@@ -219,8 +206,8 @@ export class Engine {
   }
 
   private async replayAndServe(): Promise<void> {
-    const checkpoint = (this.storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
-    this.latestAt = (this.storage.meta.get(LATEST_AT_KEY) as number | undefined) ?? 0;
+    const checkpoint = checkpointOf(this.storage);
+    this.latestAt = latestAtOf(this.storage);
     this.clock.observe(this.latestAt);
     let replayed = 0;
     let replayedEvents: IngestEvent[] = [];
@@ -249,10 +236,10 @@ export class Engine {
     const sliced = { sliceMs: actors.checkpointSliceMs };
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
-    this.timers.push(setInterval(() => this.flushDue(), this.flushMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
-    this.query.research!.start();
+    this.research.start(this.ticker);
     this.state = 'ready';
+    this.ticker.start();
   }
 
   private applyBatch(batch: CommittedBatch): void {
@@ -275,44 +262,15 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
-    // The batch's frames go out now, not after the live flush slice below.
+    // The batch's frames go out now, not after the live flush's slice below.
     sink.flush?.();
     if (events) {
       if (listening) this.notifyApplied(events);
       if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
     }
-    this.flushDue();
+    // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
+    this.ticker.advance();
   }
-
-  /**
-   * The live flush, in slices of flushSliceMs (MarketPublisher.flushPass's steps, run
-   * by runUntil as the checkpoint's are): a pass begins once flushMs have passed since
-   * the last began, and goes on in the following event-loop turns (a setImmediate) and
-   * after each batch (under a steady stream of batches the check phase can come late,
-   * and a pass must not fall behind the trades), so that batches, commits and socket
-   * writes run between slices.
-   */
-  private flushDue(): void {
-    if (!this.publisher.flushing) {
-      if (performance.now() - this.lastFlush < this.flushMs) return;
-      this.lastFlush = performance.now();
-    }
-    this.flushSlice();
-  }
-
-  private flushSliceScheduled = false;
-  private flushSlice(): void {
-    // Stopping: stop() flushes what is left in one go, before storage closes.
-    if (this.state !== 'ready') return;
-    const pass = this.publisher.flushPass();
-    if (pass === null || runUntil(pass, performance.now() + this.flushSliceMs) || this.flushSliceScheduled) return;
-    this.flushSliceScheduled = true;
-    setImmediate(this.flushNextSlice);
-  }
-  private readonly flushNextSlice = (): void => {
-    this.flushSliceScheduled = false;
-    if (this.publisher.flushing) this.flushSlice();
-  };
 
   private pruning: Promise<RetentionResult> | null = null;
 
@@ -326,7 +284,6 @@ export class Engine {
 
   /** Publishes candles and pool metrics of the pools touched since the last flush (see MarketPublisher). */
   flush(): void {
-    this.lastFlush = performance.now();
     this.publisher.flush();
   }
 
@@ -371,6 +328,8 @@ export class Engine {
     const at = timeOf(event);
     if (at > this.latestAt) this.latestAt = at;
     this.clock.observe(at);
+    // Ticks the event's time reached run before it, under a clock that moves with events.
+    this.ticker.observe();
     // To the hosts that take it, then what they derived from it (supervisor/router.ts).
     this.router.deliver(seq, event);
     this.appliedSeq = seq;
@@ -383,156 +342,31 @@ export class Engine {
     return this.gate.ingest(event);
   }
 
-  /**
-   * Snapshots every changed actor and records the seq they all cover. By default all in
-   * the caller's turn (one transaction; the snapshots are queued when this returns).
-   * With `sliceMs` (the engine's timer uses `actors.checkpointSliceMs`), in turns of
-   * about that long, so a checkpoint of thousands of pools does not hold every stream
-   * and request for most of a second; one such checkpoint at a time. Resolves once the
-   * checkpoint's seq is written (false: the engine stopped first).
-   *
-   * Every actor changed at the start (seq C) is snapshotted, some in later turns: a
-   * snapshot records its own seq, C or later, and a restart replays the log after C to
-   * each actor from its own snapshot's seq on. An actor changed only after C needs no
-   * snapshot for C. C is written last, so it commits after every snapshot it counts on
-   * (LMDB commits transactions in order). Research records are derived from the actors:
-   * one newer than C is refreshed again by the replay after C.
-   */
+  /** Snapshots every changed actor and records the seq they all cover; with `sliceMs`, in slices (supervisor/checkpoint.ts). */
   checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
-    const sliceMs = sliceOf(options.sliceMs);
-    if (sliceMs === Infinity) return this.checkpointNow(sliceMs);
-    this.checkpointing ??= this.checkpointNow(sliceMs).finally(() => (this.checkpointing = null));
-    return this.checkpointing;
+    return this.checkpointer.checkpoint(options);
   }
 
-  private async checkpointNow(sliceMs: number): Promise<unknown> {
-    const seq = this.appliedSeq;
-    // Trades applied before this write out now (or at the next checkpoint): wallet-trades.ts.
-    this.recentWallets.rotate();
-    if (!(await this.inSlices(this.snapshotSteps(), sliceMs))) return false;
-    if (!(await this.inSlices(this.researchSteps(sliceMs), sliceMs))) return false;
-    // What changed since the last slice, in the turn that writes C.
-    this.research.persist();
-    return this.recordCheckpoint(seq);
-  }
-
-  /** Snapshots the actors changed now, yielding every 16. */
-  private *snapshotSteps(): Generator<void> {
-    for (const host of this.hosts) {
-      const keys = host.dirtyKeys();
-      for (let i = 0; i < keys.length; i++) {
-        host.snapshotIfDirty(keys[i]!);
-        if ((i & 15) === 15) yield;
-      }
-    }
-  }
-
-  /** Research records refreshed and written a slice at a time, at most RESEARCH_SLICES_MAX of them (events may dirty records as fast). */
-  private *researchSteps(sliceMs: number): Generator<void> {
-    for (let n = 0; n < RESEARCH_SLICES_MAX && !this.research.persist(performance.now() + sliceMs); n++) yield;
-  }
-
-  /** The checkpoint's seq and the latest event time, in the caller's transaction. */
-  private recordCheckpoint(seq: number): Promise<unknown> {
-    this.storage.meta.put(LATEST_AT_KEY, this.latestAt);
-    return this.storage.meta.put(CHECKPOINT_KEY, seq);
-  }
-
-  /**
-   * Snapshots and drops actors unused for `actors.idleMs` at `now`. By default all in
-   * the caller's turn; with `sliceMs` (the engine's sweep timer), in turns like a sliced
-   * checkpoint, one such sweep at a time. Resolves with the count.
-   */
+  /** Snapshots and drops actors unused for `actors.idleMs` at `now`; with `sliceMs`, in slices (supervisor/checkpoint.ts). Resolves with the count. */
   passivateIdle(now = performance.now(), options: { sliceMs?: number } = {}): Promise<number> {
-    const sliceMs = sliceOf(options.sliceMs);
-    if (sliceMs === Infinity) return this.passivateNow(now, sliceMs);
-    this.sweeping ??= this.passivateNow(now, sliceMs).finally(() => (this.sweeping = null));
-    return this.sweeping;
+    return this.checkpointer.passivateIdle(now, options);
   }
 
-  private async passivateNow(now: number, sliceMs: number): Promise<number> {
-    const count = { passivated: 0 };
-    await this.inSlices(this.passivationSteps(now, count), sliceMs);
-    return count.passivated;
-  }
-
-  /** Passivates the actors idle at `now` (and still idle when their turn comes), yielding every 16. */
-  private *passivationSteps(now: number, count: { passivated: number }): Generator<void> {
-    for (const host of this.hosts) {
-      const keys = host.idleKeys(now);
-      for (let i = 0; i < keys.length; i++) {
-        if (host.passivateIfIdle(keys[i]!, now)) count.passivated++;
-        if ((i & 15) === 15) yield;
-      }
-    }
-  }
-
-  /**
-   * Runs `steps`, holding the event loop about `sliceMs` at most before it lets other
-   * work run for a turn (Infinity: all of it now, before the first await). False when the
-   * engine stopped between slices: stop() writes its own checkpoint and closes storage.
-   */
-  private async inSlices(steps: Iterator<void>, sliceMs: number): Promise<boolean> {
-    while (!runUntil(steps, performance.now() + sliceMs)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.state !== 'ready') return false;
-    }
-    return true;
-  }
-
-  /** Resolves the `--source` name: ndjson:<path>, solana-ws:<url>, yellowstone:<endpoint>, sim (once registered) or none. */
+  /** Resolves the `--source` name: ndjson:<path>, solana-ws:<url>, yellowstone:<endpoint>, one of `options.sources` (sim) or none (engine/sources/index.ts). */
   createSource(spec: string): Source | null {
-    if (spec === 'none') return null;
-    if (spec.startsWith('ndjson:')) {
-      const path = spec.slice('ndjson:'.length);
-      return ndjsonSource({ path, lineBytesMax: this.config.ingest.lineBytesMax, progress: path !== '-' && process.stderr.isTTY === true });
-    }
-    if (spec.startsWith('yellowstone:')) {
-      // gRPC and the Geyser codecs load only when this source runs (they load a native module).
-      const endpoint = spec.slice('yellowstone:'.length);
-      let inner: Source | null = null;
-      return {
-        name: spec,
-        finite: false,
-        run: async (sink, signal) => {
-          const { yellowstoneSource } = await import('./sources/solana/yellowstone-source.ts');
-          inner = yellowstoneSource({ endpoint, token: this.config.yellowstoneToken, log: this.log.child({ part: 'source' }) });
-          return inner.run(sink, signal);
-        },
-        state: () => inner?.state?.() ?? { connected: false, reconnects: 0, last_slot: null, last_event_at: null },
-      };
-    }
-    if (spec.startsWith('solana-ws:')) {
-      return solanaWsSource({ url: spec.slice('solana-ws:'.length), backfillMaxPages: this.config.solanaWsBackfillMaxPages, log: this.log.child({ part: 'source' }) });
-    }
-    for (const factory of sourceFactories) {
-      const source = factory(spec, this);
-      if (source) return source;
-    }
-    throw new Error(`unknown source: ${spec}`);
+    return this.sources.create(spec);
   }
 
   /** Runs a source to its end (or until stop); resolves when it is fully durable. */
   runSource(source: Source | null): Promise<void> {
-    if (!source) return Promise.resolve();
-    this.sourceName = source.name;
-    this.source = source;
-    this.sourceDone = source.finite ? false : null;
-    this.sourceAbort = new AbortController();
-    this.sourceRun = source.run(this.gate, this.sourceAbort.signal).then(async () => {
-      await this.gate.flush();
-      const aborted = this.sourceAbort?.signal.aborted === true;
-      if (source.finite && !aborted) this.sourceDone = true;
-      this.log.info({ source: source.name, ingested: this.gate.ingested, dead_letters: this.gate.deadLetters }, aborted ? 'source stopped' : 'source done');
-    });
-    return this.sourceRun;
+    return this.source.run(source);
   }
 
   /** Stops the source, makes everything durable, snapshots all actors and closes storage. */
   async stop(): Promise<void> {
     this.state = 'stopping';
-    this.sourceAbort?.abort();
-    await this.sourceRun?.catch((err) => this.log.error({ err }, 'source failed'));
+    this.ticker.stop();
+    await this.source.stop();
     for (const timer of this.timers) clearInterval(timer);
     await this.pruning?.catch(() => {});
     await this.gate.flush();
@@ -541,7 +375,7 @@ export class Engine {
     // Before passivating: a persist afterwards would activate the pools again.
     this.research.persist();
     for (const host of this.hosts) host.passivateAll();
-    await this.recordCheckpoint(this.appliedSeq);
+    await this.checkpointer.record(this.appliedSeq);
     this.subscription.unsubscribe();
     // What it has not indexed stays in the journal for the next run.
     await this.walletIndexer.close();
@@ -552,29 +386,33 @@ export class Engine {
     const state = new MarketState({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock });
     const sniperSlots = this.config.market.sniperSlots;
     const pools = new PoolsQuery({ state, sniperSlots });
+    const tokens = new TokensQuery({ state, sniperSlots });
+    const research = new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) });
+    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels };
     const trades = new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets });
     return {
       market: {
         pools,
-        tokens: new TokensQuery({ state, sniperSlots }),
+        tokens,
         trades,
         candles: new CandlesQuery({ state, history: this.publisher.history }),
       },
+      research,
       wallets: this.wallets
         ? new WalletsQuery(this.wallets, state, (wallet) =>
             // As GET /wallets/{wallet}/trades lists them: newest first, over the 30 days trade lists cover.
             trades.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
           )
         : undefined,
-      research: new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) }),
+      holders: new HoldersQuery({ hosts, state, tokens, pools, creators: research.creators, sniperSlots }),
       status: (): EngineStatus => ({
         status: this.state,
         ingested: this.gate.ingested,
         durable: this.gate.durable,
         deadLetters: this.gate.deadLetters,
-        source: this.sourceName,
-        sourceDone: this.sourceDone,
-        sourceState: this.source?.state?.() ?? null,
+        source: this.source.name,
+        sourceDone: this.source.done,
+        sourceState: this.source.state(),
       }),
       solPrice: (): SolPrice | null => {
         const state = this.quotePrices.get(WSOL);

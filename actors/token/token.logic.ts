@@ -1,6 +1,6 @@
-import { KNOWN_MINTS } from '../../engine/model/index.ts';
+import { BURN_ADDRESS, KNOWN_MINTS } from '../../engine/model/index.ts';
 import type { BalanceEvent, MigrationEvent, PoolEvent, TokenEvent } from '../../engine/ingest/events.ts';
-import { Holders, type HolderStats } from './holders.ts';
+import { Holders, type HolderContext, type HolderStats } from './holders.ts';
 
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */
 export const TOKEN_FIELDS = [
@@ -75,24 +75,42 @@ function earlyUntil(state: TokenState, sniperSlots: number): number {
 
 /** Applies a balance event; true when the holders changed (an older or repeated balance changes nothing). */
 export function applyBalance(state: TokenState, e: BalanceEvent, sniperSlots: number): boolean {
-  return state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state, sniperSlots));
+  return state.holders.apply(e.wallet_address, e.balance_raw, e.slot, earlyUntil(state, sniperSlots), e.at);
+}
+
+/**
+ * Addresses that hold the token without being holders (DECISIONS.md, "Holders"): the
+ * token's own pools and the burn address. A new array; its content is what the holder
+ * stats' cache compares.
+ */
+export function notHolders(state: TokenState): string[] {
+  return [...state.pools, BURN_ADDRESS];
 }
 
 /**
  * Holder stats (raw units) for the totals, or null before the token's first balance
- * event. Snipers and bundlers only for a token launched on a bonding curve: a pool
+ * event. The token's pools and the burn address are not holders (notHolders). Snipers and bundlers only for a token launched on a bonding curve: a pool
  * first seen on an AMM is usually one the service started watching late, whose
  * first balances are the existing distribution, not launch buys.
  */
 export function holderStats(state: TokenState, sniperSlots: number): HolderStats | null {
   if (!state.holders.seen) return null;
+  return state.holders.stats(holderContext(state, sniperSlots));
+}
+
+/** What the holders hold in all, raw units (from the same cached pass as holderStats). */
+export function heldByHolders(state: TokenState, sniperSlots: number): number {
+  return state.holders.heldRaw(holderContext(state, sniperSlots));
+}
+
+function holderContext(state: TokenState, sniperSlots: number): HolderContext {
   const creator = state.fields.creator_address;
-  return state.holders.stats({
+  return {
     creator: typeof creator === 'string' ? creator : null,
     launchSlot: state.launch?.curve ? state.launch.slot : null,
-    exclude: state.pools,
+    exclude: notHolders(state),
     sniperSlots,
-  });
+  };
 }
 
 /** Total supply in raw units (a double: see holders.ts on exactness), or null before the mint's first token event. */

@@ -24,7 +24,7 @@ export {
   type SearchWindow,
   type WindowName,
 } from './intervals.ts';
-export { KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
+export { BURN_ADDRESS, KNOWN_MINTS, STABLE_MINTS, USDC, USDT, WSOL } from './mints.ts';
 export * from './candles.ts';
 export { CandleRows } from './candle-rows.ts';
 export { DERIVED_TYPES, tradeFromTokenSide, type DerivedEvent, type DerivedType, type PoolGraduatedEvent, type PoolTradeEvent, type TokenHoldersEvent, type TokenSideTrade } from './derived.ts';

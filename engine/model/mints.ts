@@ -7,3 +7,8 @@ export const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
 export const KNOWN_MINTS: Readonly<Record<string, number>> = { [WSOL]: 9, [USDC]: 6, [USDT]: 6 };
 /** Stablecoins worth 1 USD until a `quote_price` event for them says otherwise (DECISIONS.md). */
 export const STABLE_MINTS: Readonly<Record<string, true>> = { [USDC]: true, [USDT]: true };
+/**
+ * Solana's incinerator: tokens sent here are burned for good. Not a holder
+ * (DECISIONS.md, "Holders"), like a token's own pool accounts.
+ */
+export const BURN_ADDRESS = '1nc1nerator11111111111111111111111111111111';

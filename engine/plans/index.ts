@@ -10,5 +10,3 @@ export type { Account, CreatedKey, KeyState, KeyStore } from './keys.ts';
 export { Limits, USAGE_FLUSH_MS, createLimits } from './limits.ts';
 export type { AccountUsage, HttpLimits, LimitsOptions, RequestDecision } from './limits.ts';
 export type { AccountLimits } from './account-limits.ts';
-/** Plan order and the grace after expiry, for checks of a Pro-only parameter in a handler (the label filters). */
-export { isGraceOver, planAllows } from '../../actors/account/account.logic.ts';

@@ -30,3 +30,6 @@ export type { QuotePrices } from './search-feed.ts';
 export type { SearchMatch, SearchOrder, SearchPosition, SearchSort } from './search-index.ts';
 /** A pool list's sort and page position. */
 export type { PoolPosition, PoolSort } from './pool-directory.ts';
+/** GET /tokens/{token}/holders/stats, /holders, /bonding_curve and GET /wallets/{wallet}/deployed_tokens. */
+export { HoldersQuery, type HolderListOptions, type HoldersQueryOptions } from './holders.ts';
+export type { CreatorPosition } from './creator-index.ts';

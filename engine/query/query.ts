@@ -1,6 +1,7 @@
 import type { CandlesQuery } from './candles.ts';
 import type { PoolsQuery } from './pools.ts';
 import type { ResearchFeed } from './search.ts';
+import type { HoldersQuery } from './holders.ts';
 import type { TokensQuery } from './tokens.ts';
 import type { TradesQuery } from './trades.ts';
 
@@ -48,6 +49,8 @@ export interface Query {
   research?: ResearchFeed;
   /** Wallet accounting: performance, positions, daily PnL, top traders, leaderboard (absent when off, or without an engine: 503). */
   wallets?: import('./wallets.ts').WalletsQuery;
+  /** Holders, bonding curves and deployed tokens (absent in a server started without an engine: 503). */
+  holders?: HoldersQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

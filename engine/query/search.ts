@@ -1,13 +1,15 @@
 import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL } from '../model/index.ts';
 import type { Logger } from 'pino';
-import { liquidityQuote, metadataRecord, spotPrice } from '../../actors/index.ts';
+import { liquidityQuote, metadataRecord, spotPrice, type TokenState } from '../../actors/index.ts';
 import type { Storage } from '../../storage/lmdb.ts';
 import type { IngestEvent } from '../ingest/events.ts';
+import { CreatorIndex } from './creator-index.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
 import type { SearchPosition, SearchQuery } from './search-index.ts';
 import type { MarketState } from './state.ts';
 import type { PoolItem, PoolsQuery } from './pools.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-directory.ts';
+import type { Tick, Ticker } from '../topics/index.ts';
 import { tokenTotals, tradedPools } from './views.ts';
 import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
 import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
@@ -18,9 +20,9 @@ import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
  *
  * Flow: `onEvent` (every applied event, start-up replay included) marks the pools
  * and tokens an event touches as dirty: a few Set insertions per event, nothing else
- * on the ingest path. `refresh` recomputes dirty records from actor state: on a
- * timer, a bounded slice of time per tick, and fully before every query and every
- * checkpoint. A record is a function of the actors' state only (see
+ * on the ingest path. `refresh` recomputes dirty records from actor state: on the
+ * engine's ticker (engine/topics/ticker.ts), a bounded slice of time per tick, and
+ * fully before every query and every checkpoint. A record is a function of the actors' state only (see
  * research-store.ts), so when and in what order records are refreshed never shows in
  * an answer: the same events give the same responses byte for byte.
  *
@@ -60,9 +62,15 @@ export interface ResearchPage<T, P> {
 }
 
 /**
- * How often the timer refreshes dirty records, and the time it may take per tick: 20 ms
- * a second, in slices no longer than the live flush's and the checkpoint's (one slice
- * of 20 ms a second held every stream frame behind it).
+ * How often the engine's ticker refreshes dirty records (on the engine clock), and the
+ * time it may take per tick: one slice no longer than the live flush's and the
+ * checkpoint's (one slice of 20 ms a second held every stream frame behind it); what
+ * is left waits for the next tick, a query or the checkpoint. A tick refreshes only
+ * when REFRESH_INTERVAL_MS of wall time have passed since the last did too: a replay
+ * under the event clock ticks every 250 ms of event time, hundreds of times a wall
+ * second, and refreshed the records it touches again at each (an hour of the
+ * simulator replayed 2.3 times slower). When records are refreshed never shows in an
+ * answer (see the file comment).
  */
 const REFRESH_INTERVAL_MS = 250;
 const REFRESH_SLICE_MS = 5;
@@ -70,6 +78,8 @@ const REFRESH_SLICE_MS = 5;
 export class ResearchFeed {
   readonly tokens = new TokenSearchFeed();
   readonly pools = new PoolDirectory();
+  /** Tokens by creator (GET /v1/wallets/{wallet}/deployed_tokens), in LMDB. */
+  readonly creators: CreatorIndex;
   private readonly store: ResearchStore;
   /** Pool → the tokens whose records depend on it (base; quote when a token). */
   private readonly poolTokens = new Map<string, string[]>();
@@ -84,10 +94,13 @@ export class ResearchFeed {
    * its price (actors/pool/usd-price.ts), so whatever touches it touches them.
    */
   private readonly quotedIn = new Map<string, string[]>();
-  private timer: NodeJS.Timeout | null = null;
+  private tick: Tick | null = null;
+  /** When (performance.now()) a tick last refreshed. */
+  private refreshedAt = -Infinity;
 
   constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
+    this.creators = new CreatorIndex(deps.storage, (token) => creatorOf(deps.state.token(token)), deps.log);
     this.load();
   }
 
@@ -136,6 +149,7 @@ export class ResearchFeed {
         break;
       case 'token':
         this.dirtyTokens.add(e.token_address);
+        if (e.creator_address !== undefined) this.creators.touch(e.token_address);
         break;
       case 'migration':
         this.dirtyTokens.add(e.token_address);
@@ -162,21 +176,21 @@ export class ResearchFeed {
     }
   }
 
-  /** Starts the refresh timer (after the start-up replay). */
-  start(): void {
-    this.timer ??= setInterval(() => {
-      try {
-        this.refresh(performance.now() + REFRESH_SLICE_MS);
-      } catch (err) {
-        // A read that fails here fails again before the next query, which answers 5000.
-        this.deps.log.error({ err }, 'research refresh failed');
-      }
-    }, REFRESH_INTERVAL_MS).unref();
+  /** Refreshes on the engine's ticker (after the start-up replay): a slice of REFRESH_SLICE_MS at most per tick. */
+  start(ticker: Ticker): void {
+    // A read that fails here fails again before the next query, which answers 5000; the ticker logs it.
+    this.tick ??= ticker.every('research', REFRESH_INTERVAL_MS, () => {
+      const now = performance.now();
+      if (now - this.refreshedAt < REFRESH_INTERVAL_MS) return;
+      this.refreshedAt = now;
+      this.refresh(now + REFRESH_SLICE_MS);
+    });
   }
 
+  /** No more ticks: only queries and checkpoints refresh from now on. */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.tick?.stop();
+    this.tick = null;
   }
 
   /** Dirty records still waiting for a refresh (tests, metrics). */
@@ -186,7 +200,7 @@ export class ResearchFeed {
 
   /** Recomputes dirty records until done or past `deadline` (performance.now()); true when none is left. */
   refresh(deadline = Infinity): boolean {
-    return this.refreshPools(deadline) && this.refreshTokens(deadline);
+    return this.refreshPools(deadline) && this.refreshTokens(deadline) && this.creators.refresh(deadline);
   }
 
   private refreshPools(deadline = Infinity): boolean {
@@ -382,4 +396,11 @@ export class ResearchFeed {
     const items = page.pools.map((p) => pools.poolListItem(p.pool_address)).filter((x): x is PoolItem => x !== null);
     return { items, next: page.next, prices };
   }
+}
+
+/** The token's creator and the time of the event that named it (creator-index.ts), or null. */
+function creatorOf(state: Readonly<TokenState> | undefined): { creator: string; at: number } | null {
+  const creator = state?.fields.creator_address;
+  const version = state?.versions.creator_address;
+  return typeof creator === 'string' && version ? { creator, at: version[1] } : null;
 }

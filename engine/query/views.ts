@@ -182,8 +182,8 @@ export interface TotalsOptions {
 /** The change from the launch price, in percent (null without a price or a launch price). */
 const changePct = (now: number | null, launch: number | null) => (now === null || !launch ? null : round((100 * (now - launch)) / launch));
 
-/** A raw amount as a percent of the raw supply (null when either is unknown). */
-const sharePct = (raw: number | null | undefined, supplyRaw: number | null) =>
+/** raw as a share of supplyRaw, 0-100; null when either is unknown. */
+export const sharePct = (raw: number | null | undefined, supplyRaw: number | null) =>
   raw === null || raw === undefined || supplyRaw === null || !(supplyRaw > 0) ? null : clamp((100 * raw) / supplyRaw, 100);
 
 function holdsPool(pools: readonly PoolState[], address: string): boolean {

@@ -62,8 +62,13 @@ const DISCARD: DerivedEvent[] = [];
 export class Router {
   private readonly table = new Map<string, ActorHost<any>[]>();
   private readonly subscribers = new Map<string, Subscription[]>();
-  /** The derived events of the seq being delivered, in emission order. */
-  private readonly queue: DerivedEvent[] = [];
+  /**
+   * The derived events of the seq being delivered, in emission order: the first `size`
+   * entries (the array is reused from seq to seq: emptied by length = 0, V8 would give it
+   * a new backing store, an allocation per seq with a trade).
+   */
+  private readonly queue: Array<DerivedEvent | undefined> = [];
+  private size = 0;
   /** Where emissions go while a rebuild recomputes a logged seq (null: the live queue). */
   private recomputing: DerivedEvent[] | null = null;
   /** The seq being delivered, its ingest event, and the index of the delivery under way (0: the ingest event). */
@@ -126,15 +131,14 @@ export class Router {
     this.index = 0;
     const hosts = this.table.get(event.type);
     if (hosts !== undefined) for (let h = 0; h < hosts.length; h++) hosts[h]!.deliver(event, seq, 0);
-    const queue = this.queue;
-    if (queue.length > 0) this.drain(seq);
+    if (this.size > 0) this.drain(seq);
     this.ingest = null;
   }
 
   private drain(seq: number): void {
     const queue = this.queue;
     try {
-      for (let i = 0; i < queue.length; i++) {
+      for (let i = 0; i < this.size; i++) {
         const derived = queue[i]!;
         this.index = i + 1;
         const hosts = this.table.get(derived.type);
@@ -143,7 +147,8 @@ export class Router {
         if (subscribers !== undefined) this.notify(subscribers, derived);
       }
     } finally {
-      queue.length = 0;
+      for (let i = 0; i < this.size; i++) queue[i] = undefined;
+      this.size = 0;
       this.index = 0;
     }
   }
@@ -162,18 +167,24 @@ export class Router {
 
   /** ActorContext.emit: into the live queue, or a rebuild's recomputation. */
   emit(event: DerivedEvent): void {
-    (this.recomputing ?? this.queue).push(event);
+    const recomputing = this.recomputing;
+    if (recomputing !== null) recomputing.push(event);
+    else this.queue[this.size++] = event;
   }
 
   /** How many emissions are queued: an apply that throws has its own dropped (`dropEmitted`). */
   get emitted(): number {
-    return (this.recomputing ?? this.queue).length;
+    return this.recomputing !== null ? this.recomputing.length : this.size;
   }
 
   /** Drops the emissions after `mark` (those of an apply that threw). */
   dropEmitted(mark: number): void {
-    const queue = this.recomputing ?? this.queue;
-    if (queue.length > mark) queue.length = mark;
+    const recomputing = this.recomputing;
+    if (recomputing !== null) {
+      if (recomputing.length > mark) recomputing.length = mark;
+      return;
+    }
+    while (this.size > mark) this.queue[--this.size] = undefined;
   }
 
   /**

@@ -18,3 +18,5 @@ export { RESUME_HISTORY_MS, type CandleHistory } from './candle-history.ts';
 export { MarketPublisher, type PublisherDeps } from './publisher.ts';
 /** What pool_metrics frames are built with (engine/query PoolsQuery.poolMetrics). */
 export type { PoolMetricsSource } from './pool-metrics.ts';
+/** The live layer's one schedule on the engine clock (publisher flush, research refresh, ranking feeds). */
+export { Ticker, type Tick, type TickPass, type TickSubscriber, type TickerOptions } from './ticker.ts';

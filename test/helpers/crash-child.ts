@@ -1,7 +1,7 @@
 /**
  * Child process of the crash test: ingests an NDJSON file through the engine and
  * prints `ack <line>` each time every line up to <line> is durable, then `done`; before
- * each, `thrown <n>`: how often its trade counter threw (armed once, at line 10,000).
+ * each, `thrown <n>`: how often its trade counter threw (armed every 1,000 lines).
  * Usage: node --import tsx crash-child.ts <data-dir> <file>
  */
 import { createReadStream } from 'node:fs';
@@ -16,12 +16,12 @@ const engine = await createEngine({
   config: testConfig(data, { actors: { checkpointMs: 20, sweepMs: 20, idleMs: 30 } }),
   actors: [swapCounter, tradeCounter],
 });
-/** The line at which the trade counter of the swap's wallet is made to throw once (a rebuild mid-run). */
-const THROW_AT = 10_000;
+/** Every this many lines, the trade counter of that line's swap's wallet is armed to throw once at its next trade (a rebuild). */
+const THROW_EVERY = 1_000;
 let line = 0;
 for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
   line++;
-  if (line === THROW_AT) {
+  if (line % THROW_EVERY === 0) {
     const event = JSON.parse(text) as { type: string; wallet_address?: string };
     if (event.type === 'swap') Object.assign(throwOnce, { kind: tradeCounter.kind, wallet: event.wallet_address });
   }

@@ -6,7 +6,9 @@ import { configSchema, type ConfigInput } from '../../engine/config.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { createKeyStore, createLimits, type Account } from '../../engine/plans/index.ts';
 import { openStorage } from '../../storage/lmdb.ts';
+import { z } from 'zod';
 import { defineRoute, ROUTES } from '../../transport/index.ts';
+import { requirePlan } from '../../transport/http/route.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits.ts';
 
@@ -31,6 +33,16 @@ const testRoutes = [
     },
   }),
   defineRoute({ pattern: '/v1/test/pro', auth: true, minPlan: 'pro', handler: () => ({ pro: true }) }),
+  // A route of every plan with a parameter for Pro and above (as /v1/tokens/{token}/holders?label=).
+  defineRoute({
+    pattern: '/v1/test/pro-param',
+    auth: true,
+    query: z.object({ label: z.string().optional() }),
+    handler: (ctx) => {
+      if (ctx.query.label !== undefined) requirePlan(ctx, 'pro', 'label');
+      return { plan: ctx.plan };
+    },
+  }),
   defineRoute({
     pattern: '/v1/test/boom',
     auth: true,
@@ -232,6 +244,22 @@ describe('plans', () => {
     nextSecond();
     expect((await get('/v1/test/pro', key.auth)).body.code).toBe(4033);
     expect(t.limits.usageOf(key.id)).toMatchObject({ phase: 'free', plan: 'free' });
+  });
+
+  it('a parameter for Pro and above follows the plan in force: the key\'s in its grace, free after it', async () => {
+    nextSecond();
+    const key = await newKey('pro', t.clock.now() + 1_000);
+    expect((await get('/v1/test/pro-param?label=kol', key.auth)).body).toMatchObject({ code: 0, data: { plan: 'pro' } });
+    nextSecond();
+    expect((await get('/v1/test/pro-param?label=kol', key.auth)).body).toMatchObject({ code: 0, data: { plan: 'pro' } });
+    t.clock.increment(GRACE_MS);
+    const denied = await get('/v1/test/pro-param?label=kol', key.auth);
+    expect([denied.status, denied.body.code, denied.body.message]).toEqual([403, 4033, 'label: needs the pro plan or above; this key is on free']);
+    // The route itself stays open to every plan.
+    nextSecond();
+    expect((await get('/v1/test/pro-param', key.auth)).body).toMatchObject({ code: 0, data: { plan: 'free' } });
+    const starter = await newKey('starter');
+    expect((await get('/v1/test/pro-param?label=kol', starter.auth)).status).toBe(403);
   });
 });
 

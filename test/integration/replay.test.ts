@@ -43,8 +43,12 @@ function paths(): string[] {
   const pools: Array<{ pool: string; base: string; quote: string; swaps: number }> = [];
   const swaps = new Map<string, number>();
   const byWallet = new Map<string, number>();
+  const byCreator = new Map<string, number>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.startsWith('{"type":"pool"')) {
+    if (line.startsWith('{"type":"token"')) {
+      const creator = /"creator_address":"(\w+)"/.exec(line)?.[1];
+      if (creator) byCreator.set(creator, (byCreator.get(creator) ?? 0) + 1);
+    } else if (line.startsWith('{"type":"pool"')) {
       const e = JSON.parse(line);
       pools.push({ pool: e.pool_address, base: e.base_address, quote: e.quote_address, swaps: 0 });
     } else if (line.startsWith('{"type":"swap"')) {
@@ -66,6 +70,7 @@ function paths(): string[] {
     out.push(`/v1/tokens/${p.base}`, `/v1/tokens/${p.base}/pools`, `/v1/tokens/${p.base}/trades?limit=200`);
     for (const interval of ['1s', '1m', '1h']) out.push(`/v1/pools/${p.pool}/candles?interval=${interval}&limit=1000`);
     out.push(`/v1/pools/${p.pool}/candles?mode=market_cap&currency=quote`);
+    out.push(`/v1/tokens/${p.base}/holders/stats`, `/v1/tokens/${p.base}/holders?limit=20`, `/v1/tokens/${p.base}/holders?label=kol&limit=5`, `/v1/tokens/${p.base}/bonding_curve`);
   }
   // The busiest wallets and one that traded once: their trades span many pools, stored,
   // indexed or not yet (each instance's wallet indexer is wherever it got to).
@@ -81,6 +86,9 @@ function paths(): string[] {
     for (const sort of ['pnl_usd', 'win_rate_pct', 'volume_usd']) out.push(`/v1/wallets/leaderboard?window=${window}&sort=${sort}&limit=25`);
     out.push(`/v1/wallets/leaderboard?window=${window}&min_trade_count=3&min_win_rate_pct=50&limit=25`);
   }
+  // Creators of several tokens and of one (their tokens newest first, paged by 2).
+  const creators = [...byCreator].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  for (const [creator] of [...creators.slice(0, 3), creators.find(([, n]) => n === 1)!]) out.push(`/v1/wallets/${creator}/deployed_tokens?limit=2`);
   return out;
 }
 
@@ -135,5 +143,11 @@ describe('replay in event-clock mode', () => {
     expect((await a.text(paths().find((p) => p.includes('/traders?'))!)).match(/"pnl_usd"/g)?.length).toBeGreaterThan(1);
     expect(compared).toBeGreaterThan(80);
     expect(withData).toBeGreaterThan(70);
+    // The holder and curve routes had something to show.
+    const holders = await a.text(paths().find((p) => p.endsWith('/holders?limit=20'))!);
+    expect(holders.match(/"wallet_address"/g)?.length).toBe(20);
+    expect(paths().filter((p) => p.endsWith('/bonding_curve')).length).toBeGreaterThan(0);
+    const deployed = await a.text(paths().find((p) => p.includes('/deployed_tokens'))!);
+    expect(deployed.match(/"token_address"/g)?.length).toBe(2);
   });
 });

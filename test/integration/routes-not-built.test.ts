@@ -27,7 +27,6 @@ const NOT_BUILT = [
   '/v1/tokens/rankings/new_pair',
   // Also matches /v1/tokens/:token_address/trades segment for segment: the static 'rankings' wins.
   '/v1/tokens/rankings/trades',
-  '/v1/tokens/So11111111111111111111111111111111111111112/holders',
   '/v1/wallets',
   '/v1/wallets/activity',
   '/v1/wallets/signals',

@@ -202,6 +202,19 @@ describe('GET /wallets/{wallet}/trades', () => {
     srv.close();
   });
 
+  it('lists after a crash the trades start-up replay applied again, in their pool\'s memory only (the router\'s pool.trade subscriber during replay)', async () => {
+    let { engine, srv } = await setUp();
+    await engine.checkpoint();
+    // After the checkpoint: in the log and the pool's memory, in no trade block.
+    await ingest(engine, swapIn[POOL_B]!(T0 + 90_000));
+    srv.close();
+    await temp.crash(engine);
+    engine = await temp.open();
+    srv = await serveEngine(engine);
+    expect(shape(await list(srv, '&order=asc'))).toEqual(expected([...ALL, [POOL_B, 90]]));
+    srv.close();
+  });
+
   it('retention drops index entries of trades past the 30-day history with their blocks', async () => {
     const { engine, srv } = await setUp();
     await engine.checkpoint();

@@ -95,6 +95,11 @@ describe('streams from the engine', () => {
     await c.untilPong();
     await ingest(swap(AMM, T0 + 4_000, 'buy', '1000000', '500000000'));
     engine.flush();
+    // First the live flush's tick at T0 + 4,000 on the event clock, which runs before the
+    // swap of that time is applied (engine/topics/ticker.ts): the pool as the swap at
+    // T0 + 3,600 left it. Then the whole flush after the swap.
+    const ticked = await c.next((f) => f.stream === 'pool_metrics');
+    expect(ticked.data).toMatchObject({ pool_address: AMM, slot: 3_000 + n - 1 });
     const m = await c.next((f) => f.stream === 'pool_metrics');
     expect(m.data).toMatchObject({ pool_address: AMM, token_address: MINT, quote_address: WSOL, pool_type: 'amm', slot: 3_000 + n, tx_index: 1, ix_index: 0 });
     expect(m.data.snapshot).toBeTypeOf('object');

@@ -166,9 +166,9 @@ describe('holders from balance events', () => {
     const state = applyAll(EVENTS);
     const snapshot = tokenBehavior.toSnapshot!(state) as { holders: Uint8Array };
     expect(Buffer.isBuffer(snapshot.holders)).toBe(true);
-    // 16 wallets (the curve included) with 44-character addresses: a 25-byte header, a
-    // length byte and the address each (745, padded to 752), then 3 float64 each: 69 bytes a wallet.
-    expect(snapshot.holders.length).toBe(752 + 16 * 24);
+    // 16 wallets (the curve included) with 44-character addresses: a 33-byte header, a
+    // length byte and the address each (753, padded to 760), then 5 float64 each: 85 bytes a wallet.
+    expect(snapshot.holders.length).toBe(760 + 16 * 40);
     const copy = tokenBehavior.fromSnapshot!(snapshot);
     expect(holderStats(copy, DEFAULT_SNIPER_SLOTS)).toEqual(EXPECTED);
     const more = [balance(W, 0, 400), balance(B2, 9 * M, 401), balance(W, 3 * M, 350)];

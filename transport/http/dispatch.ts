@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { z } from 'zod';
+import type { PlanName } from '../../engine/config.ts';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import { headerLines, RawBody, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
@@ -232,20 +233,20 @@ function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, ra
   const { route, deps } = m;
   try {
     const account = route.auth ? authenticate(authorization, deps.keys) : null;
-    admit(exchange, m.hooks, account, route);
+    const plan = admit(exchange, m.hooks, account, route);
     let cacheKey: string | null = null;
     if (m.cache !== null) {
       // A path never holds '?', so `url` alone and `url?query` never collide.
       cacheKey = rawQuery === '' ? url : `${url}?${rawQuery}`;
       const entry = m.cache.get(cacheKey);
-      if (entry && route.version!({ params: entry.params, query: entry.query, account, deps }) === entry.version) {
+      if (entry && route.version!({ params: entry.params, query: entry.query, account, plan, deps }) === entry.version) {
         exchange.sendCached(entry);
         return;
       }
     }
     const params = validate(route.params, decodePathParams(route.paramNames, rawParamsOf(req, route.paramNames.length)), 'path');
     const query = validate(route.query, parseQueryString(rawQuery, deps.config.http.queryBytesMax), 'query');
-    const ctx = { params, query, account, deps };
+    const ctx = { params, query, account, plan, deps };
     // The version is taken before the handler reads: a change meanwhile only makes the entry stale sooner.
     const version = cacheKey !== null ? route.version!(ctx) : null;
     const result = route.handler(ctx);
@@ -261,14 +262,21 @@ function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, ra
   }
 }
 
-/** Runs the admission hooks (limits) for a request: their headers go on the response; a rejection throws. */
-function admit(exchange: Exchange, hooks: readonly BeforeHandle[], account: Account | null, route: Route): void {
+/**
+ * Runs the admission hooks (limits) for a request: their headers go on the response; a
+ * rejection throws. Returns the plan in force: a hook's, else the key's own (null
+ * without a key).
+ */
+function admit(exchange: Exchange, hooks: readonly BeforeHandle[], account: Account | null, route: Route): PlanName | null {
+  let plan: PlanName | null = account?.plan ?? null;
   for (const hook of hooks) {
     const admission = hook({ account, route });
     if (!admission) continue;
     exchange.admit(admission);
     if (admission.reject) throw admission.reject;
+    if (admission.plan !== undefined) plan = admission.plan;
   }
+  return plan;
 }
 
 /**

@@ -80,8 +80,8 @@ export function createLimitsHook(limits: HttpLimits): BeforeHandle {
     headers['X-Quota-Reset'] = quotaReset.of(d.quotaResetSeconds);
     if (d.verdict === 0) {
       const done = releaseOf(account.id);
-      if (!d.grace) return { headers, done };
-      return { headers: { ...headers, 'X-Subscription-Grace': 'true' }, done };
+      if (!d.grace) return { headers, done, plan: d.plan };
+      return { headers: { ...headers, 'X-Subscription-Grace': 'true' }, done, plan: d.plan };
     }
     const own: Record<string, string> = { ...headers };
     if (d.grace) own['X-Subscription-Grace'] = 'true';

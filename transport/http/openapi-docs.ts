@@ -156,6 +156,33 @@ export const SCHEMAS: Record<string, Schema> = {
     pool_address: ref('Address'), token_address: ref('Address'), quote_address: ref('Address'), pool_type: POOL_TYPE,
     slot: intQ(), tx_index: intQ(), ix_index: intQ(), snapshot: ref('Snapshot'), totals: ref('Totals'), windowed: ref('Windowed'), heat: ref('Heat'),
   }, 'Shaped as the pool_metrics stream data (SERVICE.md 6).'),
+  HolderStats: obj({
+    token_address: ref('Address'),
+    holder_count: intQ('Holders now (balance above 0), pool accounts and the burn address left out; null before the first balance event.'),
+    top10_pct: numQ('The 10 largest holders\' share of the total supply.'), dev_pct: numQ('The creator\'s share; null while the creator is unknown.'),
+    sniper_pct: numQ('What snipers hold now; null for a token not launched on a bonding curve.'), bundle_pct: numQ('What bundlers hold now; null as sniper_pct.'),
+    bundler_count: intQ(), sniper_count: intQ(),
+    distribution: nullable(obj({ lt_10: int(), '10_100': int(), '100_1k': int(), '1k_10k': int(), gte_10k: int() }, 'Holders by the USD value of their holding: below $10, $10 to $100, ... , $10,000 and more (each bucket includes its lower bound).')),
+    supply_pct_by_rank: nullable(obj({ top_10: numQ(), top_11_50: numQ(), top_51_100: numQ(), rest: numQ() }, 'Share of the total supply held by holders of each rank.')),
+    price_usd: numQ('The token\'s USD price the values are taken at.'),
+    excluded_addresses: arr(ref('Address'), 'Addresses that hold the token and are not holders: its pools and the burn address.'),
+  }),
+  Holder: obj({
+    wallet_address: ref('Address'), balance: numQ('Whole tokens; null while the decimals are unknown.'), balance_raw: str('Raw integer, as a decimal string.'),
+    supply_pct: numQ('Share of the total supply.'), value_usd: numQ('balance × the token\'s USD price now.'), labels: arr({ type: 'string' }), first_seen_at: intQ('First balance event above 0 of this wallet and token.'),
+  }),
+  BondingCurve: obj({
+    token_address: ref('Address'), pool_address: ref('Address'), dex: strQ(), quote_address: ref('Address'), created_at: int(),
+    progress_pct: num('0-100; 100 once complete.'), complete: bool(),
+    real_token_reserve: numQ(), real_quote_reserve: numQ(), virtual_token_reserve: numQ(), virtual_quote_reserve: numQ(), initial_real_token_reserve: numQ(),
+    price_quote: numQ('Spot price after the latest trade, in the quote asset.'),
+    migrated_to_pool_address: strQ('The pool that replaced the curve at graduation.'), migrated_at: intQ(),
+  }),
+  DeployedToken: obj({
+    token_address: ref('Address'), symbol: strQ(), name: strQ(), image_url: strQ(), created_at: int('Time of the token event that named the creator.'), launched_at: intQ(),
+    migrated: bool(), migrated_at: intQ(), pool_address: strQ('Main pool: the most liquid in USD where the token is the base.'), dex: strQ(), pool_type: POOL_TYPE,
+    market_cap_quote: numQ(), market_cap_usd: numQ(), bonding_curve_progress_pct: numQ('Of the main pool when it is a curve.'),
+  }),
   TokenOverview: obj({ token: ref('Token'), pool: nullable(ref('Pool')), snapshot: nullable(ref('Snapshot')), totals: nullable(ref('Totals')) }, 'The token, its main pool, that pool\'s snapshot and totals.'),
   PoolWithSnapshot: { allOf: [ref('Pool'), obj({ snapshot: ref('Snapshot') })] },
   PoolListItem: {
@@ -195,10 +222,13 @@ export interface RouteDoc {
   paged?: boolean;
   /** A route without path parameters that can still answer 404/4040: when. */
   notFound?: string;
-  /** A route on every plan with a parameter that is not (a Pro-only filter): when it answers 403/4033. */
-  forbidden?: string;
+  /** Parameters only some plans may use (403/4033 below it): parameter → least plan. */
+  planParams?: Record<string, string>;
   raw?: { contentType: string; schema?: Schema };
 }
+
+const HOLDERS_RULES =
+  'Holders are the wallets holding the token (balance above 0, from its balance events, last write by slot), leaving out the token\'s own pool accounts and the burn address 1nc1nerator11111111111111111111111111111111.';
 
 const TRADES_RULES =
   'Newest first by default (order=desc walks from now back to start_time); order=asc walks forward from start_time. Without start_time the list covers the last 24 hours; never more than 30 days back. "Now" is the engine clock. Sorted by created_at, then slot, tx_index, event_index. The cursor carries the last trade\'s position: pages never repeat or skip a trade while new ones arrive, and it is bound to the route, subject, order, start_time and token.';
@@ -238,8 +268,31 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     ].join('\n\n'),
     data: ref('TokenOverview'),
   },
-  '/v1/tokens/:token_address/holders/stats': { tag: 'research', summary: 'Holder statistics', data: { type: 'object' } },
-  '/v1/tokens/:token_address/holders': { tag: 'research', summary: 'Largest holders', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/:token_address/holders/stats': {
+    tag: 'research',
+    summary: 'Holder statistics',
+    description: [
+      `${HOLDERS_RULES} excluded_addresses names the addresses left out for this token.`,
+      'holder_count, top10_pct, dev_pct, sniper_pct, bundle_pct, bundler_count and sniper_count are those of the totals of GET /v1/tokens/{token_address}. distribution counts holders by the USD value of their holding at the token\'s USD price now (price_usd; null while it has none); supply_pct_by_rank splits the supply the holders hold by their rank in the holder list (top_10 equals top10_pct). Holder fields are null before the token\'s first balance event, shares null while its supply is unknown.',
+      'Cost: one pass over the token\'s wallets after each balance change (cached until the next), and a walk of its holder order over the 100 largest holders and those worth $10 or more.',
+    ].join('\n\n'),
+    data: ref('HolderStats'),
+    notFound: '4040 NOT_FOUND: unknown token.',
+  },
+  '/v1/tokens/:token_address/holders': {
+    tag: 'research',
+    summary: 'Largest holders',
+    description: [
+      `${HOLDERS_RULES} Largest balance first; ties by wallet_address ascending.`,
+      'value_usd is balance × the token\'s USD price now (its main pool\'s spot price × that pool\'s quote\'s USD price; null while it has none); supply_pct is of the total supply; first_seen_at is the time of the first balance event above 0 of that wallet and token (null when unknown: a data directory older than it). labels are the wallet\'s labels now. label (Pro and Scale; 403/4033 on lower plans) keeps only holders with that label.',
+      'A walk (a first page and the pages its cursors lead to) shows each holder at most once while balances change: the cursor holds where the walk began (a count of the token\'s balance changes) and the last position (balance and wallet) looked at; a next page lists the holders after that position now, leaving out every holder whose balance since the walk began was ever at or before it (so could have been shown already). A holder whose balance changed during the walk may so be missed; one whose balance did not change is shown exactly once. The token keeps its last 4,096 balance changes for this; a walk begun longer ago leaves out every holder changed since it began. A page looks at no more than 10,000 holders: one that reaches that (a rare label, many holders left out) has fewer rows and has_more true; keep following next_cursor. The cursor is bound to token_address and label.',
+      'Cost: the token\'s holder order is made on its first read (O(holders log holders)) and kept up to date from then on; a page is O(log holders + the holders it looks at).',
+    ].join('\n\n'),
+    data: arr(ref('Holder')),
+    paged: true,
+    notFound: '4040 NOT_FOUND: unknown token.',
+    planParams: { label: 'pro' },
+  },
   '/v1/tokens/:token_address/traders': {
     tag: 'research',
     summary: 'Top traders',
@@ -250,9 +303,14 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     ].join('\n\n'),
     data: arr(ref('TopTrader')),
     paged: true,
-    forbidden: '4033 PLAN_REQUIRED: label needs the pro plan or above.',
+    planParams: { label: 'pro' },
   },
-  '/v1/tokens/:token_address/bonding_curve': { tag: 'research', summary: 'Bonding curve state', data: { type: 'object' } },
+  '/v1/tokens/:token_address/bonding_curve': {
+    tag: 'research',
+    summary: 'Bonding curve state',
+    description: 'The token\'s launch curve: its launch pool when that is a bonding curve (pool_type bonding_curve), else its earliest bonding-curve pool where it is the base. progress_pct is 100 × (initial real token reserve − real token reserve) / initial, and 100 once complete (unlike a pool snapshot\'s bonding_curve_progress_pct, which SERVICE.md 2.3 sets to 0 after migration); complete is true once the real token reserve reached 0 or the curve migrated. Reserves are whole units after the curve\'s latest trade (null before its first; a graduated curve keeps those of its last trade). 404/4040 for an unknown token and for a token without a curve.',
+    data: ref('BondingCurve'),
+  },
   '/v1/tokens/:token_address/pools': { tag: 'charts', summary: 'Pools of a token', description: 'Pools where the token is the base, most liquid first, then those where it is the quote (token-to-token pools). Paged like every list (limit 1..100, default 50); the cursor carries the last pool\'s rank and is bound to the token, and the next page takes the pools ranked after it at that time (a pool whose liquidity moved across it in between may show twice or not at all).', data: arr(ref('PoolWithSnapshot')), paged: true },
   '/v1/tokens/:token_address/trades': { tag: 'trades', summary: 'Trades of a token in all its pools', description: `Described from the token's side, token-to-token pools included. ${TRADES_RULES}`, data: arr(ref('Trade')), paged: true },
   '/v1/pools': {
@@ -319,7 +377,13 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: `One row per UTC day for the last \`days\` days (1 to 90, default 30), oldest first, today last; days without trades are rows of zeros. A trade at exactly 00:00:00.000 UTC is the new day's. ${WALLET_ACCOUNTING}`,
     data: arr(ref('DailyPnl')),
   },
-  '/v1/wallets/:wallet_address/deployed_tokens': { tag: 'wallet', summary: 'Tokens deployed by the wallet', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/:wallet_address/deployed_tokens': {
+    tag: 'wallet',
+    summary: 'Tokens deployed by the wallet',
+    description: 'Tokens whose creator_address is the wallet, newest first (created_at: the time of the token event that named the creator; ties by token_address descending), each with its main pool, market cap (the main pool\'s spot price × supply, in its quote asset and in USD through that quote\'s USD price, as search items have it; null without a pool) and migrated flag. A wallet that created none has an empty list, not a 404. Read from an index of tokens by creator (one range read per page); a data directory from before that index is indexed once after start, in the background, and lists may miss tokens until that is done. The cursor is bound to wallet_address.',
+    data: arr(ref('DeployedToken')),
+    paged: true,
+  },
 };
 
 /** Parameter descriptions by name; `<pattern> <name>` overrides one route's. */
@@ -331,6 +395,7 @@ export const PARAM_DOCS: Record<string, string> = {
   end_time: 'Unix ms; not before start_time.',
   addresses: 'Comma-separated addresses, no spaces, no repeats.',
   token_address: 'Token mint address.',
+  '/v1/tokens/:token_address/holders label': 'Only holders with this label (kol, smart_money, ...), as label events name them. Pro and Scale: 403/4033 on lower plans.',
   '/v1/wallets/:wallet_address/trades token_address': "Only trades in pools holding this token, each described from its side. Default: every pool, each trade from its pool's base token.",
   pool_address: 'Pool address.',
   wallet_address: 'Wallet address.',

@@ -97,7 +97,7 @@ function operation(route: Route, doc: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = { '200': ok, '400': failure('4000 BAD_REQUEST: a parameter failed validation or is unknown; message names it.') };
   if (route.auth) responses['401'] = { description: '4010 UNAUTHENTICATED (no key) or 4013 INVALID_API_KEY.', content: { 'application/json': { schema: ref('Failure') } } };
   if (route.minPlan) responses['403'] = failure(`4033 PLAN_REQUIRED: needs the ${route.minPlan} plan or above.`);
-  else if (doc.forbidden) responses['403'] = failure(doc.forbidden);
+  else if (doc.planParams) responses['403'] = failure(`4033 PLAN_REQUIRED: ${Object.entries(doc.planParams).map(([param, plan]) => `${param} needs the ${plan} plan or above`).join('; ')}.`);
   if (route.paramNames.length > 0 || doc.notFound) responses['404'] = failure(doc.notFound ?? '4040 NOT_FOUND: the resource does not exist.');
   if (route.auth) responses['429'] = failure('4290 RATE_LIMITED, 4291 QUOTA_EXCEEDED or 4292 TOO_MANY_IN_FLIGHT.', ['Retry-After']);
   responses['5XX'] = failure('5000 INTERNAL, 5030 UNAVAILABLE (starting, draining) or 5040 TIMEOUT: retry with backoff and jitter.');

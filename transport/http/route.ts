@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Config, PlanName } from '../../engine/config.ts';
-import type { EngineError } from '../../engine/errors.ts';
+import { PLAN_NAMES, type Config, type PlanName } from '../../engine/config.ts';
+import { EngineError } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
@@ -27,7 +27,23 @@ export interface RouteContext<P, Q> {
   query: Q;
   /** The caller's account on `auth` routes (expired keys included); null on open routes. */
   account: Account | null;
+  /**
+   * The plan in force for this request: the limits hook's (expiry and the grace period
+   * counted: Admission.plan); without such a hook, the key's own plan; null on open routes.
+   */
+  plan: PlanName | null;
   deps: ServerDeps;
+}
+
+/**
+ * For a parameter only some plans may use (DECISIONS.md's `label (Pro)`): throws
+ * 403/4033 PLAN_REQUIRED naming it when the request's plan is below `minPlan`.
+ */
+export function requirePlan(ctx: { plan: PlanName | null }, minPlan: PlanName, param: string): void {
+  const plan = ctx.plan ?? 'free';
+  if (PLAN_NAMES.indexOf(plan) < PLAN_NAMES.indexOf(minPlan)) {
+    throw new EngineError(4033, `${param}: needs the ${minPlan} plan or above; this key is on ${plan}`, { details: { param } });
+  }
 }
 
 /**
@@ -133,6 +149,8 @@ export interface Admission {
   reject?: EngineError;
   /** Runs exactly once, after the response is written or the client aborted: releases an in-flight slot. */
   done?: () => void;
+  /** The plan in force for the request (handlers read it as `ctx.plan`: a parameter only some plans may use). */
+  plan?: PlanName;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   tradersRoute,
   walletTradesRoute,
 } from './handlers/wallets.ts';
+import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
 import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
@@ -135,6 +136,36 @@ export const ROUTES = [
   defineRoute({ pattern: '/v1/wallets/:wallet_address/positions', auth: true, params: z.object({ wallet_address: address }), query: positionsQuery, handler: positionsRoute }),
   defineRoute({ pattern: '/v1/wallets/:wallet_address/daily_pnl', auth: true, params: z.object({ wallet_address: address }), query: dailyPnlQuery, handler: dailyPnlRoute }),
   defineRoute({
+    pattern: '/v1/tokens/:token_address/holders/stats',
+    auth: true,
+    params: z.object({ token_address: address }),
+    handler: holderStatsRoute,
+    version: ({ params, deps }) => deps.query.holders?.holdersVersion(params.token_address, false) ?? null,
+  }),
+  defineRoute({
+    pattern: '/v1/tokens/:token_address/holders',
+    auth: true,
+    params: z.object({ token_address: address }),
+    query: holdersQuerySchema,
+    handler: holdersRoute,
+    // A label filter is for some plans only (checked by the handler): not served from the cache.
+    version: ({ params, query, deps }) => (query.label === undefined ? (deps.query.holders?.holdersVersion(params.token_address, true) ?? null) : null),
+  }),
+  defineRoute({
+    pattern: '/v1/tokens/:token_address/bonding_curve',
+    auth: true,
+    params: z.object({ token_address: address }),
+    handler: bondingCurveRoute,
+    version: ({ params, deps }) => deps.query.holders?.curveVersion(params.token_address) ?? null,
+  }),
+  defineRoute({
+    pattern: '/v1/wallets/:wallet_address/deployed_tokens',
+    auth: true,
+    params: z.object({ wallet_address: address }),
+    query: deployedTokensQuery,
+    handler: deployedTokensRoute,
+  }),
+  defineRoute({
     pattern: '/v1/wallets/:wallet_address/trades',
     auth: true,
     params: z.object({ wallet_address: address }),
@@ -148,12 +179,8 @@ export const ROUTES = [
     '/v1/tokens/signals',
     '/v1/tokens/posts',
     '/v1/tokens/rankings/:feed',
-    '/v1/tokens/:token_address/holders',
-    '/v1/tokens/:token_address/holders/stats',
-    '/v1/tokens/:token_address/bonding_curve',
     '/v1/wallets',
     '/v1/wallets/activity',
     '/v1/wallets/signals',
-    '/v1/wallets/:wallet_address/deployed_tokens',
   ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { EngineError, notFound, unavailable } from '../../../engine/errors.ts';
-import { isGraceOver, planAllows, type Account } from '../../../engine/plans/index.ts';
+import { notFound, unavailable } from '../../../engine/errors.ts';
 import type { WalletsQuery } from '../../../engine/query/index.ts';
 import { page } from '../../envelope.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';
 import { cursor, decimal, integer, labelName, limit, oneOf } from '../params.ts';
-import type { RouteContext, ServerDeps } from '../route.ts';
+import { requirePlan, type RouteContext, type ServerDeps } from '../route.ts';
 import { market, tradesPage } from './pools.ts';
 
 export interface WalletTradesQuery {
@@ -38,13 +37,6 @@ function wallets(deps: ServerDeps): WalletsQuery {
 /** A ranked list's position in a cursor (engine/query/wallets.ts RankPosition). */
 const rankPosition = z.object({ value: z.number().nullable(), address: z.string() });
 
-/** The `label` filter is Pro (DECISIONS.md rows 4 and 5): 403/4033 on lower plans, after the plan's 2-hour grace like the limits. */
-function requireProForLabel(account: Account | null, label: string | undefined): void {
-  if (label === undefined || !account) return;
-  const plan = isGraceOver(account.expiresAt, Date.now()) ? 'free' : account.plan;
-  if (!planAllows(plan, 'pro')) throw new EngineError(4033, `label: filtering by label needs the pro plan or above; this key is on ${plan}`);
-}
-
 export const performanceQuery = z.object({ window: oneOf(['1d', '7d', '30d', 'all']).default('7d') });
 
 /** GET /wallets/{wallet}/performance (DECISIONS.md row 23). A wallet that never traded has zeros, not a 404 (as its trades are an empty list). */
@@ -75,8 +67,10 @@ export const tradersQuery = z.object({ sort: oneOf(['pnl_usd', 'volume_usd']).de
 const tradersCursor = z.object({ token: z.string(), sort: z.string(), label: z.string().nullable(), after: rankPosition });
 
 /** GET /tokens/{token}/traders (row 5): the token's top traders; 404 for an unknown token. */
-export function tradersRoute({ params, query, account, deps }: RouteContext<{ token_address: string }, z.output<typeof tradersQuery>>) {
-  requireProForLabel(account, query.label);
+export function tradersRoute(ctx: RouteContext<{ token_address: string }, z.output<typeof tradersQuery>>) {
+  const { params, query, deps } = ctx;
+  // The label filter is Pro (DECISIONS.md row 5): 403/4033 below.
+  if (query.label !== undefined) requirePlan(ctx, 'pro', 'label');
   const codec = cursorCodec('token_traders', tradersCursor, deps.cursorSecret!);
   const filters = { token: params.token_address, sort: query.sort, label: query.label ?? null };
   const after = cursorPosition(codec, query.cursor, filters, 'token_address, sort and label')?.after;

@@ -1,0 +1,129 @@
+import { RESEARCH_SLICES_MAX } from '../bounds.ts';
+import { inSlices, sliceOf } from '../slices.ts';
+import type { Storage } from '../../storage/lmdb.ts';
+import type { ActorHost } from './host.ts';
+
+const CHECKPOINT_KEY = 'checkpoint';
+/** The latest event time applied, so that an event clock resumes where it was after a restart. */
+const LATEST_AT_KEY = 'latest_event_at';
+
+/** The seq the last checkpoint covers (0: none yet): start-up replays the log after it. */
+export const checkpointOf = (storage: Storage): number => (storage.meta.get(CHECKPOINT_KEY) as number | undefined) ?? 0;
+/** The latest event time the last checkpoint recorded (0: none). */
+export const latestAtOf = (storage: Storage): number => (storage.meta.get(LATEST_AT_KEY) as number | undefined) ?? 0;
+
+export interface CheckpointDeps {
+  storage: Storage;
+  /** Every actor host, in the engine's order. */
+  hosts: readonly ActorHost<any>[];
+  /**
+   * Records derived from the actors and stored with the checkpoint (the research read
+   * models): refreshed and written until done or past `deadline` (performance.now()); true when done.
+   */
+  derived: { persist(deadline?: number): boolean };
+  /** Called as a checkpoint begins, before its snapshots (the recent wallets' rotation). */
+  beginning(): void;
+  /** The seq of the latest event applied, and its time (the checkpoint records both). */
+  appliedSeq(): number;
+  latestAt(): number;
+  /** False once the engine is stopping: a sliced pass gives up between slices (stop() writes its own checkpoint). */
+  running(): boolean;
+}
+
+/**
+ * Checkpoints and passivation, in slices (the engine's timers) or at once (tests,
+ * embedders, stop). Each is a generator of steps over the hosts' keys, run by
+ * engine/slices.ts; one sliced checkpoint and one sliced sweep at a time.
+ */
+export class Checkpointer {
+  /** A checkpoint taken in slices, while under way. */
+  private checkpointing: Promise<unknown> | null = null;
+  /** A sweep of idle actors taken in slices, while under way. */
+  private sweeping: Promise<number> | null = null;
+
+  constructor(private readonly deps: CheckpointDeps) {}
+
+  /**
+   * Snapshots every changed actor and records the seq they all cover. By default all in
+   * the caller's turn (one transaction; the snapshots are queued when this returns).
+   * With `sliceMs` (the engine's timer uses `actors.checkpointSliceMs`), in turns of
+   * about that long, so a checkpoint of thousands of pools does not hold every stream
+   * and request for most of a second; one such checkpoint at a time. Resolves once the
+   * checkpoint's seq is written (false: the engine stopped first).
+   *
+   * Every actor changed at the start (seq C) is snapshotted, some in later turns: a
+   * snapshot records its own seq, C or later, and a restart replays the log after C to
+   * each actor from its own snapshot's seq on. An actor changed only after C needs no
+   * snapshot for C. C is written last, so it commits after every snapshot it counts on
+   * (LMDB commits transactions in order). Research records are derived from the actors:
+   * one newer than C is refreshed again by the replay after C.
+   */
+  checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
+    const sliceMs = sliceOf(options.sliceMs);
+    if (sliceMs === Infinity) return this.checkpointNow(sliceMs);
+    this.checkpointing ??= this.checkpointNow(sliceMs).finally(() => (this.checkpointing = null));
+    return this.checkpointing;
+  }
+
+  private async checkpointNow(sliceMs: number): Promise<unknown> {
+    const seq = this.deps.appliedSeq();
+    this.deps.beginning();
+    if (!(await inSlices(this.snapshotSteps(), sliceMs, this.deps.running))) return false;
+    if (!(await inSlices(this.derivedSteps(sliceMs), sliceMs, this.deps.running))) return false;
+    // What changed since the last slice, in the turn that writes C.
+    this.deps.derived.persist();
+    return this.record(seq);
+  }
+
+  /** Snapshots the actors changed now, yielding every 16. */
+  private *snapshotSteps(): Generator<void> {
+    for (const host of this.deps.hosts) {
+      const keys = host.dirtyKeys();
+      for (let i = 0; i < keys.length; i++) {
+        host.snapshotIfDirty(keys[i]!);
+        if ((i & 15) === 15) yield;
+      }
+    }
+  }
+
+  /** Derived records refreshed and written a slice at a time, at most RESEARCH_SLICES_MAX of them (events may dirty records as fast). */
+  private *derivedSteps(sliceMs: number): Generator<void> {
+    for (let n = 0; n < RESEARCH_SLICES_MAX && !this.deps.derived.persist(performance.now() + sliceMs); n++) yield;
+  }
+
+  /** The checkpoint's seq and the latest event time, in the caller's transaction. */
+  record(seq: number): Promise<unknown> {
+    const { storage } = this.deps;
+    storage.meta.put(LATEST_AT_KEY, this.deps.latestAt());
+    return storage.meta.put(CHECKPOINT_KEY, seq);
+  }
+
+  /**
+   * Snapshots and drops actors unused for `actors.idleMs` at `now`. By default all in
+   * the caller's turn; with `sliceMs` (the engine's sweep timer), in turns like a sliced
+   * checkpoint, one such sweep at a time. Resolves with the count.
+   */
+  passivateIdle(now = performance.now(), options: { sliceMs?: number } = {}): Promise<number> {
+    const sliceMs = sliceOf(options.sliceMs);
+    if (sliceMs === Infinity) return this.passivateNow(now, sliceMs);
+    this.sweeping ??= this.passivateNow(now, sliceMs).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async passivateNow(now: number, sliceMs: number): Promise<number> {
+    const count = { passivated: 0 };
+    await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running);
+    return count.passivated;
+  }
+
+  /** Passivates the actors idle at `now` (and still idle when their turn comes), yielding every 16. */
+  private *passivationSteps(now: number, count: { passivated: number }): Generator<void> {
+    for (const host of this.deps.hosts) {
+      const keys = host.idleKeys(now);
+      for (let i = 0; i < keys.length; i++) {
+        if (host.passivateIfIdle(keys[i]!, now)) count.passivated++;
+        if ((i & 15) === 15) yield;
+      }
+    }
+  }
+}
