@@ -112,3 +112,21 @@ export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> 
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * The port `mds serve` (a child with stderr piped, logging at info) reports in its
+ * "mds serving" line; rejects if it exits first. `tail()` gives the end of its log so far.
+ */
+export function servingPort(child: ChildProcess, exited: Promise<number | null>, name = 'mds'): { port: Promise<number>; tail(): string } {
+  let log = '';
+  const port = new Promise<number>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /"msg":"mds serving"[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"mds serving"/.exec(log);
+      if (match) resolve(Number(match[1] ?? match[2]));
+      if (log.length > 1 << 20) log = log.slice(-4096);
+    });
+    void exited.then((code) => reject(new Error(`${name} exited ${code}: ${log.slice(-2000)}`)));
+  });
+  return { port, tail: () => log.slice(-2000) };
+}

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Storage } from '../storage/lmdb.ts';
 import { peakRssMiB } from './harness.ts';
+import { bytesByDatabase } from './lmdb-stats.ts';
 
 /**
  * One timed run of bench/engine.ts in a fresh process, so that its peak RSS and heap
@@ -43,34 +43,6 @@ export interface EngineChildResult {
   /** createEngine on the directory + createServer + listen + the first /v1/pools/{pool} answered. */
   restartMs: number;
   restartStatus: number;
-}
-
-/** lmdb-js's getStats() of one database (its typings say `{}`). */
-interface DbStats {
-  pageSize?: number;
-  treeBranchPageCount?: number;
-  treeLeafPageCount?: number;
-  overflowPages?: number;
-}
-
-/**
- * Keyed by each database's LMDB name, which lmdb-js's openDB sets as `name` on the
- * handle (null on the root database, `env`). Storage may open one database twice
- * (tradeBlocks is `trades` read as bytes): each name is counted once.
- */
-function bytesByDatabase(storage: Storage): Record<string, number> {
-  const out: Record<string, number> = {};
-  const counted = new Set<string>();
-  for (const db of Object.values(storage) as unknown[]) {
-    const handle = db as { name?: unknown; getStats?: unknown } | null;
-    if (!handle || typeof handle !== 'object' || typeof handle.name !== 'string' || typeof handle.getStats !== 'function') continue;
-    if (counted.has(handle.name)) continue;
-    counted.add(handle.name);
-    const s = (handle as { getStats(): DbStats }).getStats();
-    const pages = (s.treeBranchPageCount ?? 0) + (s.treeLeafPageCount ?? 0) + (s.overflowPages ?? 0);
-    if (pages) out[handle.name] = pages * (s.pageSize ?? 4096);
-  }
-  return out;
 }
 
 async function runEngine(file: string, dataDir: string, pools: string[]): Promise<EngineChildResult> {

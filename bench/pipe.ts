@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { NODE_FLAGS, TSX } from './child.ts';
+import { NODE_FLAGS, servingPort, TSX } from './child.ts';
 import { openFifo } from './fifo.ts';
 import { compare, fmt, percentile, type Benchmark, type Figure } from './harness.ts';
 import { addressMaker, liveSwapLine, liveTxHash } from './fixtures/swaps.ts';
@@ -84,16 +84,8 @@ async function startServe(dir: string, server: PipeServer): Promise<{ port: numb
   const child = spawn(process.execPath, args, { stdio: [readEnd, 'ignore', 'pipe'] });
   closeSync(readEnd);
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  let log = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /"msg":"mds serving"[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"mds serving"/.exec(log);
-      if (match) resolve(Number(match[1] ?? match[2]));
-      if (log.length > 1 << 20) log = log.slice(-4096);
-    });
-    void exited.then((code) => reject(new Error(`${server} exited ${code}: ${log.slice(-2000)}`)));
-  });
+  const serving = servingPort(child, exited, server);
+  const port = await serving.port;
   return {
     port,
     key,
@@ -105,7 +97,7 @@ async function startServe(dir: string, server: PipeServer): Promise<{ port: numb
       const code = await exited;
       clearTimeout(timer);
       closeSync(pipe);
-      if (code !== 0) throw new Error(`${server} exited ${code} on SIGTERM: ${log.slice(-2000)}`);
+      if (code !== 0) throw new Error(`${server} exited ${code} on SIGTERM: ${serving.tail()}`);
     },
   };
 }

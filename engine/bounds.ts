@@ -29,6 +29,18 @@ export const SOLANA_WS_BACKFILL_MAX_PAGES = 10;
 
 // Supervisor
 
+/**
+ * Default resident actors per kind (config `actors.residentMax`): past it the least
+ * recently used are passivated at the end of each applied batch, so that memory follows
+ * the working set, not history, when nothing is idle by wall time (a replay, a
+ * backfill, a catch-up). Before the bound, the market benchmark's replay of 300,000
+ * swaps over 30,000 pools (bench/market.ts) held every pool and token at the end with
+ * ~500 MiB of JS heap and ~2.2 GiB of anonymous memory: ~17 KiB of heap and ~75 KiB in
+ * all per pool and its token. Live pump.fun traffic trades in a few thousand pools in 10
+ * minutes; an LRU of 10,000 over that replay's pools reloads ~3,000 times in 330,000
+ * events (20,000: 23 times).
+ */
+export const ACTORS_RESIDENT_MAX = 10_000;
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */
 export const ABSENT_MAX = 100_000;
 /** Stale epochs reserved at each start for the run's rebuilds, in one synchronous write (engine/supervisor/epochs.ts); a restart moves stale candle seqs on by about this many gaps. */

@@ -2,6 +2,7 @@ import {
   HTTP_QUERY_BYTES_MAX,
   INGEST_BATCHES_IN_FLIGHT_MAX,
   INGEST_BATCH_MAX,
+  ACTORS_RESIDENT_MAX,
   INGEST_LINE_BYTES_MAX,
   SOLANA_WS_BACKFILL_MAX_PAGES,
   WS_BACKPRESSURE_BYTES,
@@ -90,9 +91,15 @@ export const configSchema = z
           .default(5)
           .describe('longest a checkpoint or idle sweep holds the event loop at once; the rest goes to later turns (0: all in one turn)'),
         restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute of the engine clock before it is stopped'),
+        residentMax: z
+          .number()
+          .int()
+          .min(1)
+          .default(ACTORS_RESIDENT_MAX)
+          .describe('actors of one kind (pools, tokens, wallet labels) kept in memory at most; past it the least recently used are passivated after each batch, idle or not'),
       })
       .strict()
-      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10 }),
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX }),
     retention: z
       .object({
         tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history)'),

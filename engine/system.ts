@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
-import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/checkpoint.ts';
+import { Checkpointer, checkpointOf, evictOverBound, latestAtOf } from './supervisor/checkpoint.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
@@ -123,6 +123,7 @@ export class Engine {
       deadLetter: this.gate.deadLetter.bind(this.gate),
       router: this.router,
       idleMs: options.config.actors.idleMs,
+      residentMax: options.config.actors.residentMax,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
@@ -154,6 +155,8 @@ export class Engine {
     const wallets = options.wallets === false ? null : { wallets: host(walletBehavior), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
     this.wallets = wallets;
     const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
+    // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
+    this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...walletHosts, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     this.router.setHosts(this.hosts);
@@ -223,6 +226,7 @@ export class Engine {
         replayedEvents = [];
       }
       replayed++;
+      if ((replayed & 4095) === 0) evictOverBound(this.hosts);
     }
     if (replayedEvents.length) this.notifyApplied(replayedEvents);
     for (const host of this.hosts) host.recovering = false;
@@ -262,6 +266,7 @@ export class Engine {
     } finally {
       for (const host of this.hosts) host.batch(0);
     }
+    evictOverBound(this.hosts);
     // The batch's frames go out now, not after the live flush's slice below.
     sink.flush?.();
     if (events) {

@@ -111,6 +111,8 @@ export class Checkpointer {
   }
 
   private async passivateNow(now: number, sliceMs: number): Promise<number> {
+    // Reads (HTTP, the research refresh) activate actors outside batches: past the bound, the sweep evicts them too.
+    evictOverBound(this.deps.hosts);
     const count = { passivated: 0 };
     await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running);
     return count.passivated;
@@ -126,4 +128,13 @@ export class Checkpointer {
       }
     }
   }
+}
+
+/**
+ * Passivates the least recently used actors of each kind past `actors.residentMax`
+ * (ActorHost.evictOverBound): what keeps memory bounded when nothing is idle by wall
+ * time. Between two events, as the idle sweep's slices are.
+ */
+export function evictOverBound(hosts: readonly ActorHost<any>[]): void {
+  for (const host of hosts) if (host.overBound > 0) host.evictOverBound();
 }

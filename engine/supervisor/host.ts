@@ -63,6 +63,11 @@ export interface HostOptions {
    */
   router: Router;
   idleMs: number;
+  /**
+   * Resident actors of this kind at most (config `actors.residentMax`): past it,
+   * `evictOverBound` passivates the least recently used. Infinity: no bound.
+   */
+  residentMax?: number;
   restartsMax: number;
   /** The window restartsMax counts over, on the engine clock (`clock`: event time in replays, simulated in tests). */
   restartWindowMs?: number;
@@ -79,6 +84,11 @@ export interface HostOptions {
  */
 export class ActorHost<S> {
   readonly kind: string;
+  /**
+   * Resident actors, least recently used first: a use re-inserts an actor at the end
+   * when its `lastUsed` changes (once per batch at most, as a batch stamps one reading),
+   * so the bound's eviction takes them from the front.
+   */
   private readonly residents = new Map<string, Resident<S>>();
   private readonly stopped = new Set<string>();
   /**
@@ -122,6 +132,11 @@ export class ActorHost<S> {
    * a batch are stamped with one reading, not one per event and per read.
    */
   private batchNow = 0;
+  /**
+   * Called before the bound passivates an actor (the engine: a pool's pending live flush
+   * is taken now, or that flush would activate it again at once); null: nothing.
+   */
+  beforeEvict: ((key: string) => void) | null = null;
   /**
    * The engine is replaying events an earlier run logged (after its last checkpoint): an
    * actor created now without a snapshot may have existed in that run (see `load`).
@@ -189,8 +204,66 @@ export class ActorHost<S> {
   get(key: string): Readonly<S> | undefined {
     const resident = this.residents.get(key) ?? this.activate(key, false);
     if (!resident) return undefined;
-    resident.lastUsed = this.batchNow || performance.now();
+    this.touch(resident);
     return resident.state;
+  }
+
+  /** Stamps a use and moves the actor to the recent end of `residents` (once per stamp). */
+  private touch(resident: Resident<S>): void {
+    const now = this.batchNow || performance.now();
+    if (resident.lastUsed === now) return;
+    resident.lastUsed = now;
+    this.residents.delete(resident.key);
+    this.residents.set(resident.key, resident);
+  }
+
+  /** Resident actors past the bound (`residentMax`); 0 when within it. */
+  get overBound(): number {
+    const max = this.options.residentMax ?? Infinity;
+    return this.residents.size > max ? this.residents.size - max : 0;
+  }
+
+  /**
+   * Residents evictOverBound must leave for now: changed since a snapshot of theirs that
+   * is still being written (see there). What the bound may be overshot by until those
+   * writes commit (a count over the residents: for tests and diagnostics, not per event).
+   */
+  heldInFlight(): number {
+    let held = 0;
+    for (const resident of this.residents.values()) if (resident.pendingWrite !== null && resident.dirty) held++;
+    return held;
+  }
+
+  /**
+   * Passivates the least recently used actors until the kind is within `residentMax`,
+   * as an idle sweep would (snapshot, then dropped; in transit until it commits). One
+   * whose snapshot holds something back stays, as in passivateIfIdle. Safe between any
+   * two deliveries: a batch's events are committed before they are applied, and a
+   * snapshot records the seq applied so far. Returns how many were passivated.
+   */
+  evictOverBound(): number {
+    let excess = this.overBound;
+    if (excess === 0) return 0;
+    let evicted = 0;
+    for (const resident of this.residents.values()) {
+      if (excess === 0) break;
+      // Changed since its last snapshot, which is still in flight (it was passivated and
+      // came back from inTransit, or a checkpoint wrote it): what that snapshot wrote
+      // beside it (a pool's trades) is not committed either, so a snapshot now would
+      // hold the new changes back. It goes at a later batch, once committed; one not
+      // changed since goes now (into inTransit until the commit), as after a checkpoint.
+      if (resident.pendingWrite !== null && resident.dirty) continue;
+      this.beforeEvict?.(resident.key);
+      if (resident.dirty) {
+        this.writeSnapshot(resident);
+        if (resident.dirty) continue;
+      }
+      this.passivate(resident);
+      this.options.metrics.actorEvictions.inc({ kind: this.kind });
+      excess--;
+      evicted++;
+    }
+    return evicted;
   }
 
   /**
@@ -372,7 +445,7 @@ export class ActorHost<S> {
       open: false,
       lifecycle: this.initialLifecycle,
       supervision: this.initialSupervision,
-      lastUsed: performance.now(),
+      lastUsed: this.batchNow || performance.now(),
       dirty: snapshot?.state.heldBack === true,
       pendingWrite: null,
     };
@@ -419,7 +492,7 @@ export class ActorHost<S> {
       return;
     }
     const resident = this.residents.get(key) ?? this.activate(key, true)!;
-    resident.lastUsed = this.batchNow || performance.now();
+    this.touch(resident);
     // Already in its state: an earlier seq, or this one from its snapshot (a snapshot is
     // taken between seqs, so it holds the seq's derived events too). A derived event of
     // the seq a live delivery brought it to is no repeat.

@@ -23,6 +23,11 @@ export class PoolMetricsStream {
     for (const pool of state.pools) this.touched.add(pool);
   }
 
+  /** Takes `pool` out of the pools noted (true when it was there): its flush is being taken now (MarketPublisher.flushOne). */
+  take(pool: string): boolean {
+    return this.touched.delete(pool);
+  }
+
   /** Publishes the pools noted since the last call, but those in `flushed` (their flush publishes them). */
   publishTouched(sink: TopicSink, flushed: ReadonlySet<string>): void {
     if (this.touched.size === 0) return;

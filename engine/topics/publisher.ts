@@ -44,11 +44,16 @@ interface TradeTopics {
  *   `flush` after each batch and on a timer): each pool's candle changes are taken and
  *   published (candles.ts), then its pool_metrics for subscribers (pool-metrics.ts).
  */
+/** No pass under way (never added to). */
+const NONE = new Set<string>();
+
 export class MarketPublisher {
   /** Pools touched since the last pass began, by address (their actor may be rebuilt or passivated meanwhile). */
   private touched = new Set<string>();
   /** The flush pass under way (passOver the pools touched before it began), or null. */
   private pass: Generator<void> | null = null;
+  /** The pools of the pass under way (empty between passes). */
+  private passing: Set<string> = NONE;
   /** By the pool's info object: a new `pool` event (a new info) names them again, and they go with the state. */
   private readonly tradeTopics = new WeakMap<PoolInfo, TradeTopics>();
   private readonly candles: CandleStream;
@@ -112,6 +117,25 @@ export class MarketPublisher {
     for (let pass = this.flushPass(); pass !== null; pass = this.flushPass()) while (!pass.next().done);
   }
 
+  /**
+   * Flushes one pool now if a flush has yet to take its changes (touched, in the pass
+   * under way, or its metrics due), and takes it out of that flush: the actor host calls
+   * this before passivating the pool past its bound (ActorHost.beforeEvict), where the
+   * flush would otherwise activate it again at once. A pass under way skips it (a Set's
+   * iteration skips what is deleted before it is reached).
+   */
+  flushOne(pool: string): void {
+    const touched = this.touched.delete(pool);
+    const passing = this.passing.delete(pool);
+    const metrics = this.metrics.take(pool);
+    if (!touched && !passing && !metrics) return;
+    const sink = this.deps.sink();
+    if (touched || passing) {
+      const state = this.candles.flush(pool, sink, this.deps.now());
+      if (state?.info) this.metrics.publish(pool, sink);
+    } else this.metrics.publish(pool, sink);
+  }
+
   /** Whether a flush pass has pools left. */
   get flushing(): boolean {
     return this.pass !== null;
@@ -130,6 +154,7 @@ export class MarketPublisher {
     this.metrics.publishTouched(this.deps.sink(), this.touched);
     if (this.pass === null && this.touched.size > 0) {
       this.pass = this.passOver(this.touched);
+      this.passing = this.touched;
       this.touched = new Set();
     }
     return this.pass;
@@ -153,6 +178,7 @@ export class MarketPublisher {
     } finally {
       // Also when a pool's flush threw: the pass ends there, the next begins afresh.
       this.pass = null;
+      this.passing = NONE;
     }
     this.candles.passEnded(now, touched.size);
   }

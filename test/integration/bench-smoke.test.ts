@@ -17,6 +17,16 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.positions_rps!.baseline?.name).toBe('/v1/market/sol-price');
     expect(f.leaderboard_rps!.value).toBeGreaterThan(0);
   },
+  market: (f) => {
+    // mds replay as a process beside the floor, on the realistic market and the uniform file.
+    for (const shape of ['market', 'uniform']) {
+      expect(f[`${shape}_events_per_s`]!.baseline?.name).toMatch(/^floor/);
+      expect(f[`${shape}_cpu_us_per_event`]!.value).toBeGreaterThan(0);
+      expect(f[`${shape}_heap_max`]!.value).toBeGreaterThan(0);
+      expect(f[`${shape}_rss_anon_max`]!.value).toBeGreaterThan(0);
+      expect(f[`${shape}_data_dir_per_million_swaps`]!.value).toBeGreaterThan(0);
+    }
+  },
   pipe: (f) => {
     // Every line written into mds serve's stdin came back as its frame (else the run throws), timed against the floor.
     expect(f.p50_ms_at_200_per_s!.baseline?.name).toMatch(/^pipe read by a bare process/);
