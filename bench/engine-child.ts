@@ -24,6 +24,8 @@ export interface EngineChildResult {
   mode: 'engine';
   /** First read of the file to the last batch applied, flushed, and the checkpoint durable. */
   seconds: number;
+  /** CPU time of the process (every thread) over those seconds: less moved by other tenants than wall time. */
+  cpuSeconds: number;
   ingested: number;
   deadLetters: number;
   /** Sum of trade_count over every pool's totals: what the pool actors derived. */
@@ -60,11 +62,16 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const config = loadConfig({ flags: { data: dataDir, source: 'none', clock: 'event', logLevel: 'silent', port: 0 } });
   // MDS_BENCH_FEEDS=off: without the ranking feeds (bench/ab.ts --a-env/--b-env), to measure what they cost.
   const feeds = process.env.MDS_BENCH_FEEDS !== 'off';
-  const engine = await createEngine({ config, feeds });
+  // MDS_BENCH_WALLETS=off: wallet accounting off (bench/wallets.ts measures what it costs).
+  const wallets = process.env.MDS_BENCH_WALLETS !== 'off';
+  const engine = await createEngine({ config, feeds, wallets });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await engine.runSource(ndjsonSource({ path: file, lineBytesMax: config.ingest.lineBytesMax }));
   await whenFlushed(engine.checkpoint() as Promise<boolean>);
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const peak = peakRssMiB();
   const indexStarted = performance.now();
   await engine.walletIndexer.drain();
@@ -84,7 +91,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const dbBytes = statSync(join(dataDir, 'data.mdb')).size;
 
   const restartStarted = performance.now();
-  const again = await createEngine({ config, feeds });
+  const again = await createEngine({ config, feeds, wallets });
   const server = createServer({
     config, log: again.log, query: again.query, keys: createKeyStore(again.storage, new WallClock()),
     metrics: again.metrics, cursorSecret: await loadCursorSecret(again.storage),
@@ -96,7 +103,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   server.close();
   await again.stop();
   return {
-    mode: 'engine', seconds, ingested: status.ingested, deadLetters: status.deadLetters, trades, stopSeconds, walletIndexSeconds, walletTrades, dbBytes, dbBytesByName,
+    mode: 'engine', seconds, cpuSeconds, ingested: status.ingested, deadLetters: status.deadLetters, trades, stopSeconds, walletIndexSeconds, walletTrades, dbBytes, dbBytesByName,
     peakRssMiB: peak, restartMs, restartStatus: res.status,
   };
 }

@@ -19,6 +19,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   'ingest-gate': () => import('./ingest-gate.ts'),
   sim: () => import('./sim.ts'),
   engine: () => import('./engine.ts'),
+  wallets: () => import('./wallets.ts'),
   market: () => import('./market.ts'),
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),

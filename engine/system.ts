@@ -12,7 +12,7 @@ import { timeOf, type IngestEvent } from './ingest/events.ts';
 import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RankingsQuery, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RankingsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
 import { Checkpointer, checkpointOf, evictOverBound, latestAtOf } from './supervisor/checkpoint.ts';
@@ -22,6 +22,10 @@ import { StaleEpochs } from './supervisor/epochs.ts';
 import { MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
 import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
+import { walletBehavior } from '../actors/wallet/wallet.actor.ts';
+import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
+import type { WalletState } from '../actors/wallet/wallet.logic.ts';
+
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;
@@ -49,6 +53,8 @@ export interface EngineOptions {
   flushMs?: number;
   /** Longest stretch of one slice of that flush before it goes on after the next batch or in the next event-loop turn (default 5 ms). */
   flushSliceMs?: number;
+  /** Wallet accounting (the wallet actors and their rankings; default on): off only to measure what it costs (bench/). */
+  wallets?: boolean;
   /** `--source` names beyond the built-in ones (engine/sources/index.ts): `mds serve` passes the simulator's `sim`. */
   sources?: SourceFactory<Engine>[];
 }
@@ -80,6 +86,8 @@ export class Engine {
   readonly feeds: ActorHost<FeedState> | null;
   /** The rankings stream and the feeds' ticks (engine/topics/rankings.ts); null with `feeds: false`. */
   readonly rankings: RankingStreams | null;
+  /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
+  readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
   /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
@@ -152,11 +160,16 @@ export class Engine {
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
+    // Wallet accounting after the pools, fed their pool.trade events (and balances); the
+    // rankings after the wallets, whose positions they read.
+    const wallets = options.wallets === false ? null : { wallets: host(walletBehavior), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
+    this.wallets = wallets;
+    const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
     // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     // Feeds after pools: a feed reads the pool a `pool` event declared.
     this.feeds = options.feeds === false ? null : host(createFeedBehavior());
-    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...(options.actors ?? []).map(host)];
+    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...walletHosts, ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     this.router.setHosts(this.hosts);
     // The live layer's trade consumers: trade frames, and the pools a wallet traded in
@@ -403,14 +416,21 @@ export class Engine {
     const tokens = new TokensQuery({ state, sniperSlots });
     const research = new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) });
     const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels };
+    const trades = new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets });
     return {
       market: {
         pools,
         tokens,
-        trades: new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets }),
+        trades,
         candles: new CandlesQuery({ state, history: this.publisher.history }),
       },
       research,
+      wallets: this.wallets
+        ? new WalletsQuery(this.wallets, state, (wallet) =>
+            // As GET /wallets/{wallet}/trades lists them: newest first, over the 30 days trade lists cover.
+            trades.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
+          )
+        : undefined,
       holders: new HoldersQuery({ hosts, state, tokens, pools, creators: research.creators, sniperSlots }),
       rankings: this.feeds ? new RankingsQuery({ state, pools, feeds: this.feeds }) : undefined,
       status: (): EngineStatus => ({

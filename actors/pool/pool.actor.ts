@@ -66,7 +66,7 @@ const PRICING: PricingInputs = { baseDecimals: 0, quoteDecimals: 0, supply: null
  * What valuing a quote at a trade reads (usd-price.ts): the actors as of the trade,
  * known mints at its time. One object, pointed at the swap being priced.
  */
-class AtTrade implements UsdReader {
+export class AtTrade implements UsdReader {
   ctx: ActorContext | null = null;
   at = 0;
   token(address: string) {

@@ -16,6 +16,8 @@ export { TokensQuery, type TokensQueryOptions } from './tokens.ts';
 export { TradePage, TradesQuery, type TradeListOptions, type TradesQueryOptions } from './trades.ts';
 /** Trade lists' default window and history, and the pools a wallet traded in lately (its trades still in memory). */
 export { RecentWalletPools, TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS } from './trade-streams.ts';
+/** Wallet accounting: performance, positions, daily PnL, top traders, leaderboard. */
+export { RECENT_TRADES, WalletsQuery, type LeaderboardFilters, type LeaderboardSort, type PerformanceWindow, type RankPosition, type TradersSort } from './wallets.ts';
 /** GET /pools/{pool}/candles and a candles subscription's resume. */
 export { CandlesQuery, type CandleResumeRequest, type CandlesQueryOptions, type CandlesRequest, type ChangedCandles } from './candles.ts';
 /** The token search and pool list read models (GET /tokens/search, GET /pools). */

@@ -48,6 +48,8 @@ export interface Query {
   market?: MarketReads;
   /** Token search and the pool list (absent in a server started without an engine: 503). */
   research?: ResearchFeed;
+  /** Wallet accounting: performance, positions, daily PnL, top traders, leaderboard (absent when off, or without an engine: 503). */
+  wallets?: import('./wallets.ts').WalletsQuery;
   /** Holders, bonding curves and deployed tokens (absent in a server started without an engine: 503). */
   holders?: HoldersQuery;
   /** The ranking feeds, route 16 (absent in a server started without an engine: 503). */

@@ -10,6 +10,13 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.restart_first_pool_ms!.value).toBeGreaterThan(0);
     expect(f.lmdb_bytes_per_million_trades!.value).toBeGreaterThan(0);
   },
+  wallets: (f) => {
+    // Wallet accounting on against off in the same run; the routes against the cheapest /v1 route.
+    expect(f.swaps_per_s_wallets_on!.baseline?.name).toBe('wallet accounting off');
+    expect(f.idle_heap_used!.baseline?.name).toBe('wallet accounting off');
+    expect(f.positions_rps!.baseline?.name).toBe('/v1/market/sol-price');
+    expect(f.leaderboard_rps!.value).toBeGreaterThan(0);
+  },
   market: (f) => {
     // mds replay as a process beside the floor, on the realistic market and the uniform file.
     for (const shape of ['market', 'uniform']) {

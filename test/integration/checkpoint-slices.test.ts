@@ -105,6 +105,10 @@ describe('checkpoints and idle sweeps in slices', () => {
     // The ranking feeds' actors: new_pair, top_gainers and stocks (pool events), almost_bonded and popular (trades).
     const feedActors = e.feeds!.size;
     expect(feedActors).toBe(5);
+    // Wallet accounting's actors (actors/wallet) are idle too: a wallet per trader, top traders per token, the leaderboard.
+    const w = e.wallets!;
+    const walletActors = w.wallets.size + w.tokenTraders.size + w.leaderboard.size;
+    expect(w.tokenTraders.size).toBe(POOLS);
     const later = performance.now() + QUIET.idleMs;
     let finished = false;
     const sweep = e.passivateIdle(later, { sliceMs: 0.001 }).then((count) => ((finished = true), count));
@@ -118,8 +122,9 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(host.isResident(last)).toBe(true);
     expect(host.size).toBe(1);
     expect(e.tokens.size).toBe(0);
-    expect(count).toBe(2 * POOLS + feedActors); // every token, every pool but one, the wSOL price and the feed actors
+    expect(count).toBe(2 * POOLS + feedActors + walletActors); // every token, every pool but one, the wSOL price, the feed and the wallet actors
     expect(e.feeds!.size).toBe(0);
+    expect(w.wallets.size + w.tokenTraders.size + w.leaderboard.size).toBe(0);
     // Passivated pools come back from their snapshots, every trade in place.
     expect(e.query.market!.pools.pool(pools[0]!)!.totals.trade_count).toBe(600 / POOLS);
   });

@@ -77,6 +77,14 @@ function paths(): string[] {
   const wallets = [...byWallet].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [wallet] of [...wallets.slice(0, 3), wallets.find(([, n]) => n === 1)!]) {
     out.push(`/v1/wallets/${wallet}/trades?limit=100`, `/v1/wallets/${wallet}/trades?order=asc&limit=50`, `/v1/wallets/${wallet}/trades?token_address=${picked[0]!.base}`);
+    // Wallet accounting (issue 22): the same wallets' performance, positions and days.
+    for (const window of ['1d', '7d', 'all']) out.push(`/v1/wallets/${wallet}/performance?window=${window}`);
+    out.push(`/v1/wallets/${wallet}/positions?limit=2`, `/v1/wallets/${wallet}/positions?min_value_usd=1`, `/v1/wallets/${wallet}/daily_pnl?days=3`);
+  }
+  for (const p of picked) out.push(`/v1/tokens/${p.base}/traders?limit=20`, `/v1/tokens/${p.base}/traders?sort=volume_usd&limit=20`);
+  for (const window of ['1d', '7d']) {
+    for (const sort of ['pnl_usd', 'win_rate_pct', 'volume_usd']) out.push(`/v1/wallets/leaderboard?window=${window}&sort=${sort}&limit=25`);
+    out.push(`/v1/wallets/leaderboard?window=${window}&min_trade_count=3&min_win_rate_pct=50&limit=25`);
   }
   // Creators of several tokens and of one (their tokens newest first, paged by 2).
   const creators = [...byCreator].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
@@ -133,6 +141,10 @@ describe('replay in event-clock mode', () => {
     const busiestWallet = await a.text(paths().find((p) => p.startsWith('/v1/wallets/'))!);
     expect(busiestWallet.match(/"trade_id"/g)?.length).toBeGreaterThan(20);
     expect(new Set(busiestWallet.match(/"pool_address":"\w+"/g)).size).toBeGreaterThan(1);
+    // The wallet-accounting answers hold data: leaderboard rows with their recent trades, a token's traders.
+    const board = await a.text('/v1/wallets/leaderboard?window=7d&sort=pnl_usd&limit=25');
+    expect(board.match(/"recent_trades"/g)?.length).toBe(25);
+    expect((await a.text(paths().find((p) => p.includes('/traders?'))!)).match(/"pnl_usd"/g)?.length).toBeGreaterThan(1);
     expect(compared).toBeGreaterThan(80);
     expect(withData).toBeGreaterThan(70);
     // The holder and curve routes had something to show.

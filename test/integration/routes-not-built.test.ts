@@ -24,10 +24,7 @@ const NOT_BUILT = [
   '/v1/tokens/signals',
   '/v1/tokens/signals?token_address=So11111111111111111111111111111111111111112',
   '/v1/tokens/posts',
-  '/v1/wallets/So11111111111111111111111111111111111111112/performance',
-  '/v1/tokens/So11111111111111111111111111111111111111112/traders',
   '/v1/wallets',
-  '/v1/wallets/leaderboard',
   '/v1/wallets/activity',
   '/v1/wallets/signals',
 ];

@@ -34,9 +34,17 @@ export const HTTP_ROUTES = {
     holderStats: '/v1/tokens/:token_address/holders/stats',
     holders: '/v1/tokens/:token_address/holders',
     bondingCurve: '/v1/tokens/:token_address/bonding_curve',
+    traders: '/v1/tokens/:token_address/traders',
     rankings: '/v1/tokens/rankings/:feed',
   },
-  wallets: { trades: '/v1/wallets/:wallet_address/trades', deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens' },
+  wallets: {
+    trades: '/v1/wallets/:wallet_address/trades',
+    deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens',
+    leaderboard: '/v1/wallets/leaderboard',
+    performance: '/v1/wallets/:wallet_address/performance',
+    positions: '/v1/wallets/:wallet_address/positions',
+    dailyPnl: '/v1/wallets/:wallet_address/daily_pnl',
+  },
 } as const satisfies RouteTree;
 
 type AnyRoute = (typeof ROUTES)[number];

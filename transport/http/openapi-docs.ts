@@ -35,9 +35,32 @@ const ADDRESS = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' };
 const POOL_TYPE = { type: ['string', 'null'], enum: ['bonding_curve', 'amm', 'cpmm', 'clmm', null] };
 const PAIR = (d: string) => arr({ type: ['number', 'null'] }, d);
 
+/** How wallet accounting counts (DECISIONS.md, "Wallet accounting"), said once for routes 5, 20, 23, 24 and 26. */
+const WALLET_ACCOUNTING =
+  'Accounting: a position is (wallet, token) across every pool of the token, each trade seen from that token\'s side (in a pool quoted in another token, the quote token\'s position moves too), at average cost in USD. A sell realizes amount_usd − average cost × tokens sold; the part of a sell above the quantity known realizes against a cost of 0. Transfers count: a balance above what the swaps explain came in by transfer at the token\'s USD price at that balance (it adds to cost, it is not a buy; at the average cost when no USD price is known), below it left at average cost (no realized PnL); balances are compared with the swaps applied before them. A trade without a USD value counts in trade counts (and unpriced_trade_count), not in USD volume or PnL; its tokens move at average cost.';
+
 export const SCHEMAS: Record<string, Schema> = {
   Address: { ...ADDRESS, description: 'Base58 address (SERVICE.md 2.1).' },
   Pagination: obj({ next_cursor: strQ('Opaque; null on the last page.'), has_more: bool('False on the last page.') }),
+  WalletPerformance: obj({
+    wallet_address: ADDRESS, window: str(), realized_pnl_usd: num(), unrealized_pnl_usd: num(), win_rate_pct: numQ('null when nothing was sold in the window'),
+    trade_count: int(), buy_count: int(), sell_count: int(), volume_usd: num(), tokens_traded: int(),
+    best_token: nullable(obj({ token_address: ADDRESS, realized_pnl_usd: num() })), worst_token: nullable(obj({ token_address: ADDRESS, realized_pnl_usd: num() })),
+    unpriced_trade_count: int(), as_of: int('Engine time of the answer (Unix ms).'),
+  }),
+  WalletPosition: obj({
+    token_address: ADDRESS, balance: num(), balance_raw: strQ('null while the token\'s decimals are unknown'), cost_basis_usd: num(), avg_cost_usd: num(),
+    value_usd: numQ(), unrealized_pnl_usd: numQ(), realized_pnl_usd: num(), first_buy_at: intQ(), last_trade_at: intQ(),
+  }),
+  DailyPnl: obj({ date: str('YYYY-MM-DD (UTC)'), realized_pnl_usd: num(), volume_usd: num(), buy_count: int(), sell_count: int() }),
+  TopTrader: obj({
+    wallet_address: ADDRESS, buy_count: int(), sell_count: int(), buy_volume_usd: num(), sell_volume_usd: num(), realized_pnl_usd: num(),
+    unrealized_pnl_usd: numQ(), pnl_usd: num(), labels: arr(str()), as_of: int('Engine time of the answer (Unix ms).'),
+  }),
+  LeaderboardRow: obj({
+    wallet_address: ADDRESS, labels: arr(str()), realized_pnl_usd: num(), win_rate_pct: numQ(), trade_count: int(), volume_usd: num(), tokens_traded: int(),
+    unpriced_trade_count: int(), recent_trades: arr(ref('Trade'), 'The last 5 trades, newest first, as GET /v1/wallets/{wallet_address}/trades lists them.'), as_of: int('Engine time the rows were computed at (Unix ms); at most 60 s behind the trades.'),
+  }),
   Failure: obj(
     { code: int('Stable status code: HTTP status × 10 plus a digit.'), error: str('Name to branch on.'), message: str('For people; names the parameter on a 400.'), data: { type: 'null' } },
     'Failure envelope (SERVICE.md 7.1).',
@@ -278,7 +301,18 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     notFound: '4040 NOT_FOUND: unknown token.',
     planParams: { label: 'pro' },
   },
-  '/v1/tokens/:token_address/traders': { tag: 'research', summary: 'Top traders', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/:token_address/traders': {
+    tag: 'research',
+    summary: 'Top traders',
+    description: [
+      `The token's traders by pnl_usd (realized_pnl_usd + unrealized_pnl_usd; default) or volume_usd (buy + sell), largest first, ties by wallet_address. ${WALLET_ACCOUNTING}`,
+      'unrealized_pnl_usd values the quantity held at the token\'s USD price now (its main pool\'s), null when that price is unknown (pnl_usd then counts realized only). The list keeps, per token, the 1,000 wallets with the most USD volume in it (cut back from 1,250): a wallet with less volume than those is not ranked. Rows follow every trade and balance as it is applied; an answer without label is cached for up to a second (unrealized PnL may be a second behind the price); as_of in each row is the engine time it was computed at.',
+      'label (Pro: 403/4033 PLAN_REQUIRED on free and starter) keeps wallets holding that label. 404 for a token the service does not know.',
+    ].join('\n\n'),
+    data: arr(ref('TopTrader')),
+    paged: true,
+    planParams: { label: 'pro' },
+  },
   '/v1/tokens/:token_address/bonding_curve': {
     tag: 'research',
     summary: 'Bonding curve state',
@@ -322,11 +356,32 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/v1/tokens/signals': { tag: 'discovery', summary: 'Token signals (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/tokens/posts': { tag: 'discovery', summary: 'Tracked social posts (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/wallets': { tag: 'smart money', summary: 'Labeled wallets (Pro)', data: arr({ type: 'object' }), paged: true },
-  '/v1/wallets/leaderboard': { tag: 'smart money', summary: 'Wallet leaderboard with recent trades', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/leaderboard': {
+    tag: 'smart money',
+    summary: 'Wallet leaderboard with recent trades',
+    description: [
+      `Wallets with a trade in the window, by sort: pnl_usd (realized_pnl_usd of sells in the window; default), win_rate_pct (wallets that sold nothing in the window last) or volume_usd; largest first, ties by wallet_address. Filters min_trade_count, min_volume_usd and min_win_rate_pct keep rows at or above them (min_win_rate_pct leaves out wallets that sold nothing). ${WALLET_ACCOUNTING}`,
+      'Windows are whole UTC days: 1d is today (UTC), 7d today and the 6 days before, 30d today and the 29 before.',
+      'Maintained incrementally, not computed per request: trades mark their wallet, and the marked wallets\' rows are recomputed at least every 60 s of event time and when a request finds them 60 s old on the engine clock (every row on a new UTC day). So the leaderboard may lag the trades by up to 60 s; as_of (in each row) is the engine time the rows were computed at. It ranks the 10,000 wallets with the most USD volume in 30 days; filters apply within them. recent_trades: the wallet\'s last 5 trades (over the 30 days trade lists cover), newest first, as GET /v1/wallets/{wallet_address}/trades lists them. An answer is cached for up to a second.',
+    ].join('\n\n'),
+    data: arr(ref('LeaderboardRow')),
+    paged: true,
+  },
   '/v1/wallets/activity': { tag: 'smart money', summary: 'Trades of labeled wallets (Pro)', data: arr({ type: 'object' }), paged: true },
   '/v1/wallets/signals': { tag: 'smart money', summary: 'Wallet signals (Pro)', data: arr({ type: 'object' }), paged: true },
-  '/v1/wallets/:wallet_address/performance': { tag: 'wallet', summary: 'Wallet performance', data: { type: 'object' } },
-  '/v1/wallets/:wallet_address/positions': { tag: 'wallet', summary: 'Open positions', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/:wallet_address/performance': {
+    tag: 'wallet',
+    summary: 'Wallet performance',
+    description: `window 1d, 7d, 30d (whole UTC days: 1d is today, 7d today and the 6 days before) or all (default 7d). realized_pnl_usd: sells in the window; unrealized_pnl_usd: the open positions now, at each token's USD price now (positions whose token has no USD price left out); win_rate_pct: among tokens sold in the window, the share whose realized PnL in it is above 0 (null when none was sold); best_token and worst_token: by realized PnL in the window among those tokens (ties by address). ${WALLET_ACCOUNTING} A wallet that never traded answers zeros, not a 404. Read from the wallet's state as it is (no lag); as_of is the engine time of the answer.`,
+    data: ref('WalletPerformance'),
+  },
+  '/v1/wallets/:wallet_address/positions': {
+    tag: 'wallet',
+    summary: 'Open positions',
+    description: `Positions with a balance above 0, largest value_usd first (positions whose token has no USD price last, value_usd null), ties by token_address. min_value_usd keeps those worth at least that much (and leaves out those without a value). ${WALLET_ACCOUNTING}`,
+    data: arr(ref('WalletPosition')),
+    paged: true,
+  },
   '/v1/wallets/:wallet_address/trades': {
     tag: 'wallet',
     summary: 'Trades of a wallet',
@@ -334,7 +389,12 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     data: arr(ref('Trade')),
     paged: true,
   },
-  '/v1/wallets/:wallet_address/daily_pnl': { tag: 'wallet', summary: 'Daily PnL', data: arr({ type: 'object' }) },
+  '/v1/wallets/:wallet_address/daily_pnl': {
+    tag: 'wallet',
+    summary: 'Daily PnL',
+    description: `One row per UTC day for the last \`days\` days (1 to 90, default 30), oldest first, today last; days without trades are rows of zeros. A trade at exactly 00:00:00.000 UTC is the new day's. ${WALLET_ACCOUNTING}`,
+    data: arr(ref('DailyPnl')),
+  },
   '/v1/wallets/:wallet_address/deployed_tokens': {
     tag: 'wallet',
     summary: 'Tokens deployed by the wallet',
@@ -360,6 +420,16 @@ export const PARAM_DOCS: Record<string, string> = {
   q: 'Name, symbol or mint address; at most 100 characters. Absent or blank: every token.',
   match: 'smart, exact or prefix.',
   window: 'Rolling window of volume fields and the volume sort; absent: all time.',
+  '/v1/wallets/leaderboard window': 'Whole UTC days: 1d today, 7d today and the 6 days before, 30d today and the 29 before.',
+  '/v1/wallets/:wallet_address/performance window': 'Whole UTC days (1d today, 7d today and the 6 days before, 30d, 29 before) or all.',
+  '/v1/wallets/leaderboard sort': 'pnl_usd (realized in the window), win_rate_pct or volume_usd; largest first.',
+  '/v1/tokens/:token_address/traders sort': 'pnl_usd (realized + unrealized) or volume_usd; largest first.',
+  label: 'Only wallets holding this label (for example kol). Pro or Scale: 403/4033 below.',
+  min_trade_count: 'Only wallets with at least this many trades in the window.',
+  min_volume_usd: 'Only wallets with at least this USD volume in the window.',
+  min_win_rate_pct: 'Only wallets whose win rate in the window is at least this (0-100); wallets that sold nothing in it are left out.',
+  min_value_usd: 'Only positions worth at least this many USD now.',
+  days: 'UTC days, 1 to 90, today included.',
   token: "One of the pool's two tokens: trades are described from its side. Default: the pool's base token.",
   interval: 'Candle length.',
   mode: 'price or market_cap.',

@@ -142,3 +142,6 @@ export function flag(defaultValue: boolean) {
     .transform((value) => value === 'true')
     .default(defaultValue);
 }
+
+/** A wallet label as `label` events carry it (1 to 64 characters), for the `label` filters. */
+export const labelName = text().min(1, 'must not be empty').max(64, 'longer than 64 characters');

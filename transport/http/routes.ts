@@ -7,7 +7,19 @@ import { address, addressList, cursor, endNotBeforeStart, endTime, limit, oneOf,
 import { health, metrics } from './handlers/system.ts';
 import { tokenSearchQuery, tokenSearchRoute } from './handlers/search.ts';
 import { poolListQuery, poolListRoute } from './handlers/pool-list.ts';
-import { walletTradesRoute } from './handlers/wallets.ts';
+import {
+  dailyPnlQuery,
+  dailyPnlRoute,
+  leaderboardQuery,
+  leaderboardRoute,
+  performanceQuery,
+  performanceRoute,
+  positionsQuery,
+  positionsRoute,
+  tradersQuery,
+  tradersRoute,
+  walletTradesRoute,
+} from './handlers/wallets.ts';
 import { rankingsParams, rankingsQuery, rankingsRoute } from './handlers/rankings.ts';
 import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
@@ -113,6 +125,20 @@ export const ROUTES = [
     version: ({ params, deps }) => deps.query.market?.trades.tokenTradesVersion(params.token_address) ?? null,
   }),
   defineRoute({
+    pattern: '/v1/tokens/:token_address/traders',
+    auth: true,
+    params: z.object({ token_address: address }),
+    query: tradersQuery,
+    handler: tradersRoute,
+    // Not with label: its plan check is the handler's, which a cached body would skip.
+    version: ({ params, query, deps }) => (query.label === undefined ? (deps.query.wallets?.tradersVersion(params.token_address) ?? null) : null),
+  }),
+  // Static before its `:param` sibling: /v1/wallets/leaderboard is not a wallet address.
+  defineRoute({ pattern: '/v1/wallets/leaderboard', auth: true, query: leaderboardQuery, handler: leaderboardRoute, version: ({ deps }) => deps.query.wallets?.leaderboardVersion() ?? null }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/performance', auth: true, params: z.object({ wallet_address: address }), query: performanceQuery, handler: performanceRoute }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/positions', auth: true, params: z.object({ wallet_address: address }), query: positionsQuery, handler: positionsRoute }),
+  defineRoute({ pattern: '/v1/wallets/:wallet_address/daily_pnl', auth: true, params: z.object({ wallet_address: address }), query: dailyPnlQuery, handler: dailyPnlRoute }),
+  defineRoute({
     pattern: '/v1/tokens/:token_address/holders/stats',
     auth: true,
     params: z.object({ token_address: address }),
@@ -155,13 +181,8 @@ export const ROUTES = [
   ...[
     '/v1/tokens/signals',
     '/v1/tokens/posts',
-    '/v1/tokens/:token_address/traders',
     '/v1/wallets',
-    '/v1/wallets/leaderboard',
     '/v1/wallets/activity',
     '/v1/wallets/signals',
-    '/v1/wallets/:wallet_address/performance',
-    '/v1/wallets/:wallet_address/positions',
-    '/v1/wallets/:wallet_address/daily_pnl',
   ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];
