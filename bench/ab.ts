@@ -20,7 +20,7 @@ import { writeSwaps } from './fixtures/swaps.ts';
  *
  *   node --import tsx bench/ab.ts --a /tmp/a --b . [--mode gate|engine] [--swaps 500000] [--pools 2000] [--rounds 8] [--a-env K=V] [--b-env K=V]
  *
- * `--a-env`/`--b-env` set an environment variable of one side's children, so one tree
+ * `--a-env`/`--b-env` set environment variables (KEY=VALUE, comma-separated) of one side's children, so one tree
  * can be compared with itself under a switch: the ranking feeds off and on,
  * `--a . --b . --mode engine --a-env MDS_BENCH_FEEDS=off`.
  *
@@ -44,11 +44,15 @@ if (!values.a) throw new Error('--a <tree> is required');
 const mode = values.mode;
 if (mode !== 'gate' && mode !== 'engine') throw new Error('--mode is gate or engine');
 const trees = { A: resolve(values.a), B: resolve(values.b!) };
-const envOf = (kv: string | undefined): NodeJS.ProcessEnv => {
-  if (kv === undefined) return {};
-  const i = kv.indexOf('=');
-  if (i <= 0) throw new Error(`--a-env/--b-env take KEY=VALUE, not ${kv}`);
-  return { [kv.slice(0, i)]: kv.slice(i + 1) };
+/** `KEY=VALUE`, or several joined by commas (`MDS_BENCH_FEEDS=off,MDS_BENCH_WALLETS=off`). */
+const envOf = (kvs: string | undefined): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {};
+  for (const kv of kvs === undefined ? [] : kvs.split(',')) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new Error(`--a-env/--b-env take KEY=VALUE[,KEY=VALUE...], not ${kvs}`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return env;
 };
 const envs = { A: envOf(values['a-env']), B: envOf(values['b-env']) };
 const count = Number(values.swaps);
