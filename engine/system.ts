@@ -1,6 +1,6 @@
-import { Observable, Subject, Subscription } from 'rxjs';
+import { Observable, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { createFeedBehavior, createPoolBehavior, createTokenBehavior, latestQuotePrice, quotePriceBehavior, type FeedState, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { createFeedBehavior, createPoolBehavior, createTokenBehavior, quotePriceBehavior, type FeedState, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { CandlesRepo } from '../storage/candles.repo.ts';
 import { TradesRepo } from '../storage/trades.repo.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/labels.actor.ts';
@@ -8,33 +8,26 @@ import { pruneOnce, type RetentionResult } from './retention.ts';
 import { openStorage, type Storage } from '../storage/lmdb.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { timeOf, type IngestEvent } from './ingest/events.ts';
-import { IngestGate, readLog, type CommittedBatch, type IngestResult } from './ingest/gate.ts';
+import type { IngestEvent } from './ingest/events.ts';
+import { IngestGate, type IngestResult } from './ingest/gate.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { CandlesQuery, HoldersQuery, MarketState, PoolsQuery, RankingsQuery, RECENT_TRADES, RecentWalletPools, ResearchFeed, TokensQuery, TradesQuery, WalletsQuery, type EngineStatus, type Query, type SolPrice } from './query/index.ts';
+import { RecentWalletPools, createQuery, type EngineStatus, type Query, type ResearchFeed } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/behavior.ts';
-import { Checkpointer, checkpointOf, evictOverBound, latestAtOf } from './supervisor/checkpoint.ts';
+import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/checkpoint.ts';
 import { ActorHost } from './supervisor/host.ts';
 import { Router } from './supervisor/router.ts';
 import { StaleEpochs } from './supervisor/epochs.ts';
 import { MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/wallet-indexer.ts';
-import { TRADE, WSOL, type PoolTradeEvent } from './model/index.ts';
+import { TRADE, type PoolTradeEvent } from './model/index.ts';
 import { walletBehavior } from '../actors/wallet/wallet.actor.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/rankings.ts';
 import type { WalletState } from '../actors/wallet/wallet.logic.ts';
 
-
-/** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
-const FRAMES_FLUSH_MASK = 63;
-
-/** One event as applied to the actors: in ingest seq order. */
-export interface StampedEvent {
-  seq: number;
-  event: IngestEvent;
-}
+import { Applier, type StampedEvent } from './apply.ts';
+export type { StampedEvent } from './apply.ts';
 
 export interface EngineOptions {
   config: Config;
@@ -76,7 +69,8 @@ export class Engine {
   private readonly hostsByKind = new Map<string, ActorHost<any>>();
   /** Every event applied live, in seq order, for embedders (start-up replay is not re-emitted). */
   readonly events$: Observable<StampedEvent>;
-  private readonly stamped = new Subject<StampedEvent>();
+  /** How events reach the actors, live and at start-up (engine/apply.ts). */
+  private readonly applier: Applier;
   readonly query: Query;
   private readonly quotePrices: ActorHost<QuotePriceState>;
   readonly tokens: ActorHost<TokenState>;
@@ -101,11 +95,8 @@ export class Engine {
   readonly sources: SourceRegistry<Engine>;
   private readonly source: SourceRunner;
   private readonly checkpointer: Checkpointer;
-  private appliedSeq = 0;
-  private latestAt = 0;
   /** Where live frames go (the WebSocket transport attaches itself). */
   private topicSink: TopicSink = NO_TOPICS;
-  private readonly appliedListeners: Array<(events: readonly IngestEvent[]) => void> = [];
   private readonly research: ResearchFeed;
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
@@ -186,15 +177,32 @@ export class Engine {
       },
       { replay: true },
     );
-    // Batches arrive in seq order (commits resolve in order); flattening keeps it, so
-    // every actor sees its events in seq order.
-    // The engine applies each committed batch in a plain loop (no per-event objects or
-    // operators on the hot path); embedders get the same events on events$, once the
-    // batch is applied, and only while someone subscribes.
-    this.subscription.add(this.gate.committed$.subscribe((batch) => this.applyBatch(batch)));
-    this.events$ = this.stamped.asObservable();
-    this.query = this.createQuery();
+    this.query = createQuery({
+      actors: { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock },
+      wallets,
+      feeds: this.feeds,
+      storage: this.storage,
+      trades: this.trades,
+      recentWallets,
+      candleHistory: publisher.history,
+      sniperSlots: options.config.market.sniperSlots,
+      log: this.log,
+      status: () => ({
+        status: this.state,
+        ingested: this.gate.ingested,
+        durable: this.gate.durable,
+        deadLetters: this.gate.deadLetters,
+        source: this.source.name,
+        sourceDone: this.source.done,
+        sourceState: this.source.state(),
+      }),
+    });
     this.research = this.query.research!;
+    const research = this.research;
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow: (event) => research.onEvent(event) });
+    this.events$ = this.applier.events$;
+    // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
+    this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));
     this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
     // The feeds recompute on the engine clock (every second for the live feeds, SERVICE.md 6.2's cadence for the others).
     this.rankings = this.feeds
@@ -212,8 +220,8 @@ export class Engine {
       derived: this.research,
       // Trades applied before this write out now (or at the next checkpoint): wallet-trades.ts.
       beginning: () => this.recentWallets.rotate(),
-      appliedSeq: () => this.appliedSeq,
-      latestAt: () => this.latestAt,
+      appliedSeq: () => this.applier.appliedSeq,
+      latestAt: () => this.applier.latestAt,
       running: () => this.state === 'ready',
     });
   }
@@ -232,32 +240,15 @@ export class Engine {
 
   private async replayAndServe(): Promise<void> {
     const checkpoint = checkpointOf(this.storage);
-    this.latestAt = latestAtOf(this.storage);
-    this.clock.observe(this.latestAt);
-    let replayed = 0;
-    let replayedEvents: IngestEvent[] = [];
-    const listening = this.appliedListeners.length > 0;
-    // Actors these events create without a snapshot may have existed in the run that logged them.
-    for (const host of this.hosts) host.recovering = true;
-    this.router.replaying = true;
-    for (const { seq, event } of readLog(this.storage, checkpoint + 1)) {
-      this.apply(seq, event);
-      if (listening) replayedEvents.push(event);
-      if (replayedEvents.length === 4096) {
-        this.notifyApplied(replayedEvents);
-        replayedEvents = [];
-      }
-      replayed++;
-      if ((replayed & 4095) === 0) evictOverBound(this.hosts);
-    }
-    if (replayedEvents.length) this.notifyApplied(replayedEvents);
-    for (const host of this.hosts) host.recovering = false;
-    this.router.replaying = false;
+    const applier = this.applier;
+    applier.latestAt = latestAtOf(this.storage);
+    this.clock.observe(applier.latestAt);
+    const replayed = applier.replay(checkpoint);
     // What the last run stored and did not index yet.
     for (const _ of this.storage.walletJournal.getKeys({ limit: 1 })) this.walletIndexer.poke();
     this.publisher.flush();
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
-    this.appliedSeq = Math.max(this.appliedSeq, this.gate.ingested);
+    applier.appliedSeq = Math.max(applier.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
     const sliced = { sliceMs: actors.checkpointSliceMs };
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
@@ -266,37 +257,6 @@ export class Engine {
     this.research.start(this.ticker);
     this.state = 'ready';
     this.ticker.start();
-  }
-
-  private applyBatch(batch: CommittedBatch): void {
-    // Events are applied one at a time as they are parsed (CommittedBatch.each); the
-    // batch's events are kept (parsed once) only for embedders: onApplied listeners and
-    // events$ subscribers.
-    const listening = this.appliedListeners.length > 0;
-    const events = listening || this.stamped.observed ? batch.events : null;
-    const firstSeq = batch.firstSeq;
-    const now = performance.now();
-    for (const host of this.hosts) host.batch(now);
-    const sink = this.topicSink;
-    try {
-      batch.each((event, i) => {
-        this.apply(firstSeq + i, event);
-        // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
-        // go out as it goes, not all at its end.
-        if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
-      });
-    } finally {
-      for (const host of this.hosts) host.batch(0);
-    }
-    evictOverBound(this.hosts);
-    // The batch's frames go out now, not after the live flush's slice below.
-    sink.flush?.();
-    if (events) {
-      if (listening) this.notifyApplied(events);
-      if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
-    }
-    // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
-    this.ticker.advance();
   }
 
   private pruning: Promise<RetentionResult> | null = null;
@@ -314,27 +274,9 @@ export class Engine {
     this.publisher.flush();
   }
 
-  private notifyApplied(events: readonly IngestEvent[]): void {
-    for (const listener of this.appliedListeners) {
-      try {
-        listener(events);
-      } catch (err) {
-        this.log.error({ err }, 'an applied-events listener threw');
-      }
-    }
-  }
-
-  /**
-   * Calls `listener` with the events of every batch once the actors have applied them,
-   * start-up replay included (in chunks), in seq order. For derived indexes (search)
-   * that follow the actors; the listener must not throw and should be cheap.
-   */
+  /** Calls `listener` with the events of every batch once applied, start-up replay included (engine/apply.ts). */
   onApplied(listener: (events: readonly IngestEvent[]) => void): () => void {
-    this.appliedListeners.push(listener);
-    return () => {
-      const i = this.appliedListeners.indexOf(listener);
-      if (i >= 0) this.appliedListeners.splice(i, 1);
-    };
+    return this.applier.onApplied(listener);
   }
 
   /** Where live stream frames go: the WebSocket transport attaches its topic sink here. */
@@ -344,24 +286,11 @@ export class Engine {
 
   /** Time of the newest event applied (Unix ms; the log's after start-up, so kept across restarts; 0 before any). */
   get latestEventAt(): number {
-    return this.latestAt;
+    return this.applier.latestAt;
   }
 
   get topics(): TopicSink {
     return this.topicSink;
-  }
-
-  private apply(seq: number, event: IngestEvent): void {
-    const at = timeOf(event);
-    if (at > this.latestAt) this.latestAt = at;
-    this.clock.observe(at);
-    // Ticks the event's time reached run before it, under a clock that moves with events.
-    this.ticker.observe();
-    // To the hosts that take it, then what they derived from it (supervisor/router.ts).
-    this.router.deliver(seq, event);
-    this.appliedSeq = seq;
-    // The research read models (token search, pool list) follow every applied event, replay included.
-    this.research.onEvent(event);
   }
 
   /** The embedded API: resolves once the event's outcome is durable. */
@@ -402,52 +331,11 @@ export class Engine {
     // Before passivating: a persist afterwards would activate the pools again.
     this.research.persist();
     for (const host of this.hosts) host.passivateAll();
-    await this.checkpointer.record(this.appliedSeq);
+    await this.checkpointer.record(this.applier.appliedSeq);
     this.subscription.unsubscribe();
     // What it has not indexed stays in the journal for the next run.
     await this.walletIndexer.close();
     await this.storage.close();
-  }
-
-  private createQuery(): Query {
-    const state = new MarketState({ pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock });
-    const sniperSlots = this.config.market.sniperSlots;
-    const pools = new PoolsQuery({ state, sniperSlots });
-    const tokens = new TokensQuery({ state, sniperSlots });
-    const research = new ResearchFeed({ state, pools, storage: this.storage, log: this.log.child({ part: 'research' }) });
-    const hosts = { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels };
-    const trades = new TradesQuery({ state, trades: this.trades, storage: this.storage, recentWallets: this.recentWallets });
-    return {
-      market: {
-        pools,
-        tokens,
-        trades,
-        candles: new CandlesQuery({ state, history: this.publisher.history }),
-      },
-      research,
-      wallets: this.wallets
-        ? new WalletsQuery(this.wallets, state, (wallet) =>
-            // As GET /wallets/{wallet}/trades lists them: newest first, over the 30 days trade lists cover.
-            trades.walletTrades(wallet, { order: 'desc', limit: RECENT_TRADES, startTime: 0 }).items,
-          )
-        : undefined,
-      holders: new HoldersQuery({ hosts, state, tokens, pools, creators: research.creators, sniperSlots }),
-      rankings: this.feeds ? new RankingsQuery({ state, pools, feeds: this.feeds }) : undefined,
-      status: (): EngineStatus => ({
-        status: this.state,
-        ingested: this.gate.ingested,
-        durable: this.gate.durable,
-        deadLetters: this.gate.deadLetters,
-        source: this.source.name,
-        sourceDone: this.source.done,
-        sourceState: this.source.state(),
-      }),
-      solPrice: (): SolPrice | null => {
-        const state = this.quotePrices.get(WSOL);
-        const latest = state && latestQuotePrice(state);
-        return latest ? { price_usd: latest.price_usd, updated_at: latest.at } : null;
-      },
-    };
   }
 }
 

@@ -17,7 +17,7 @@ export { TradePage, TradesQuery, type TradeListOptions, type TradesQueryOptions 
 /** Trade lists' default window and history, and the pools a wallet traded in lately (its trades still in memory). */
 export { RecentWalletPools, TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS } from './trade-streams.ts';
 /** Wallet accounting: performance, positions, daily PnL, top traders, leaderboard. */
-export { RECENT_TRADES, WalletsQuery, type LeaderboardFilters, type LeaderboardSort, type PerformanceWindow, type RankPosition, type TradersSort } from './wallets.ts';
+export { RECENT_TRADES, WalletsQuery, type WalletHosts, type WalletsQueryOptions, type LeaderboardFilters, type LeaderboardSort, type PerformanceWindow, type RankPosition, type TradersSort } from './wallets.ts';
 /** GET /pools/{pool}/candles and a candles subscription's resume. */
 export { CandlesQuery, type CandleResumeRequest, type CandlesQueryOptions, type CandlesRequest, type ChangedCandles } from './candles.ts';
 /** The token search and pool list read models (GET /tokens/search, GET /pools). */
@@ -35,3 +35,5 @@ export { HoldersQuery, type HolderListOptions, type HoldersQueryOptions } from '
 export type { CreatorPosition } from './creator-index.ts';
 /** GET /tokens/rankings/{feed} and the ranking entries of the rankings stream. */
 export { RankingsQuery, type RankingEntry, type RankingsPage, type RankingsQueryOptions } from './rankings.ts';
+/** The read facade built in one place (the composition root hands over the parts). */
+export { createQuery, type QueryOptions } from './create.ts';

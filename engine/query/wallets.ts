@@ -19,18 +19,30 @@ import {
   type TokenTradersState,
   type WalletState,
 } from '../../actors/index.ts';
-import type { ActorHost } from '../supervisor/host.ts';
-import type { MarketState } from './state.ts';
+import type { ActorReader, MarketState } from './state.ts';
 
 /**
  * The reads of wallet accounting (DECISIONS.md, "Wallet accounting"; routes 5, 20, 23,
  * 24, 26): the wallet actors' positions and the rankings' rows (actors/wallet), valued
  * at the tokens' latest USD prices (their main pools', actors/pool/usd-price.ts).
  */
+/**
+ * What the wallet reads need of the wallet accounting hosts (engine/supervisor/host.ts):
+ * their actors' state and version, and for the leaderboard `update`, its refresh at a
+ * request that finds it stale (through the host, so the actor is marked dirty).
+ */
 export interface WalletHosts {
-  wallets: ActorHost<WalletState>;
-  tokenTraders: ActorHost<TokenTradersState>;
-  leaderboard: ActorHost<LeaderboardState>;
+  wallets: ActorReader<WalletState>;
+  tokenTraders: ActorReader<TokenTradersState>;
+  leaderboard: ActorReader<LeaderboardState> & { update<R>(key: string, change: (state: LeaderboardState) => R): R | undefined };
+}
+
+export interface WalletsQueryOptions {
+  hosts: WalletHosts;
+  /** Tokens, labels and USD prices at the latest quotes. */
+  state: MarketState;
+  /** The wallet's last RECENT_TRADES trades, newest first, as GET /wallets/{wallet}/trades lists them. */
+  recentTrades: (wallet: string) => unknown[];
 }
 
 export type PerformanceWindow = LeaderboardWindow | 'all';
@@ -93,13 +105,15 @@ export class WalletsQuery {
   private sorted = new Map<string, LeaderboardEntry[]>();
   private sortedVersion = -1;
 
-  constructor(
-    private readonly hosts: WalletHosts,
-    /** Tokens, labels and USD prices at the latest quotes. */
-    private readonly state: MarketState,
-    /** The wallet's last RECENT_TRADES trades, newest first, as GET /wallets/{wallet}/trades lists them. */
-    private readonly recentTrades: (wallet: string) => unknown[],
-  ) {}
+  private readonly hosts: WalletHosts;
+  private readonly state: MarketState;
+  private readonly recentTrades: (wallet: string) => unknown[];
+
+  constructor(options: WalletsQueryOptions) {
+    this.hosts = options.hosts;
+    this.state = options.state;
+    this.recentTrades = options.recentTrades;
+  }
 
   /** A token's latest USD price (its main pool's), or null. */
   tokenUsd(token: string): number | null {
