@@ -1,11 +1,26 @@
 /**
  * The module boundaries of STYLE.md section 3 that the code honours today, checked by
- * `npm test` (`npm run lint:deps`). A rule names the row of the table it enforces; add
- * one as the restructure of issue 21 makes another row true (one entry point per folder).
+ * `npm test` (`npm run lint:deps`). A rule names the row of the table it enforces, or
+ * the rule of its last paragraph (imports from another folder go through its index.ts).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
   forbidden: [
+    {
+      name: 'entry-point-only',
+      comment:
+        "Imports from another folder go through that folder's index.ts (STYLE.md 3). A folder is engine/<part>/, actors/<kind>/, transport/<part>/ or storage/; the files of one folder (its subfolders included) import each other directly.",
+      severity: 'error',
+      from: { path: '^(engine/[^/]+|actors/[^/]+|transport/[^/]+|storage)/' },
+      to: { path: '^(engine/[^/]+/|actors/[^/]+/|transport/[^/]+/|storage/)', pathNot: ['^$1/', '/index\\.ts$'] },
+    },
+    {
+      name: 'entry-point-only-from-root-files',
+      comment: "The files at the top of engine/, actors/ and transport/ (system.ts, cli.ts, actors/index.ts, transport/server.ts...) import a folder through its index.ts too (STYLE.md 3).",
+      severity: 'error',
+      from: { path: '^(engine|actors|transport)/[^/]+\\.ts$' },
+      to: { path: '^(engine/[^/]+/|actors/[^/]+/|transport/[^/]+/|storage/)', pathNot: '/index\\.ts$' },
+    },
     {
       name: 'model-is-pure',
       comment: 'engine/model holds the shapes every layer shares: it imports nothing internal (STYLE.md 3).',

@@ -1,14 +1,14 @@
 import { Observable, Subject } from 'rxjs';
 import type { Logger } from 'pino';
-import type { Storage } from '../storage/lmdb.ts';
+import type { Storage } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
-import { timeOf, type IngestEvent } from './ingest/events.ts';
-import { readLog, type CommittedBatch } from './ingest/gate.ts';
-import { evictOverBound } from './supervisor/checkpoint.ts';
-import type { ActorHost } from './supervisor/host.ts';
-import type { Router } from './supervisor/router.ts';
-import type { TopicSink } from './topics/sink.ts';
-import type { Ticker } from './topics/ticker.ts';
+import { timeOf, type IngestEvent } from './ingest/index.ts';
+import { readLog, type CommittedBatch } from './ingest/index.ts';
+import { evictOverBound } from './supervisor/index.ts';
+import type { ActorHost } from './supervisor/index.ts';
+import type { Router } from './supervisor/index.ts';
+import type { TopicSink } from './topics/index.ts';
+import type { Ticker } from './topics/index.ts';
 
 /** A batch's frames are handed on (TopicSink.flush) after every 64 of its events and at its end. */
 const FRAMES_FLUSH_MASK = 63;

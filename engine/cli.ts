@@ -121,7 +121,7 @@ program
   .addOption(new Option('--format <format>', 'input shape: auto (default), rpc (getTransaction, getBlock, blockSubscribe) or yellowstone').choices(['auto', 'rpc', 'yellowstone']).default('auto'))
   .action(async (file: string, opts) => {
     const { createReadStream, existsSync } = await import('node:fs');
-    const { decodeStream, formatSummary } = await import('./sources/solana/decode-file.ts');
+    const { decodeStream, formatSummary } = await import('./sources/index.ts');
     if (file !== '-' && !existsSync(file)) throw new UsageError(`no such file: ${file}`);
     const input = file === '-' ? process.stdin : createReadStream(file);
     const summary = await decodeStream(input, process.stdout, opts.format);
@@ -132,7 +132,7 @@ const keys = program.command('keys').description('create, list and revoke API ke
 
 async function withKeys<T>(opts: Record<string, unknown>, run: (store: import('./plans/index.ts').KeyStore) => Promise<T> | T): Promise<T> {
   const config = resolveConfig(opts);
-  const { openStorage } = await import('../storage/lmdb.ts');
+  const { openStorage } = await import('../storage/index.ts');
   const { createKeyStore } = await import('./plans/index.ts');
   const { WallClock } = await import('./clock.ts');
   const storage = openStorage(config.data);

@@ -14,7 +14,7 @@ export type { EngineOptions, StampedEvent } from './system.ts';
 /** A `--source` name of an embedder's own (EngineOptions.sources). */
 export type { SourceFactory } from './sources/index.ts';
 /** Extra actor kinds (EngineOptions.actors) and the derived events they may take (engine/supervisor/router.ts). */
-export type { ActorBehavior, ActorContext, ActorEvent } from './supervisor/behavior.ts';
+export type { ActorBehavior, ActorContext, ActorEvent } from './supervisor/index.ts';
 export { TRADE, tradeFromTokenSide } from './model/index.ts';
 export type { DerivedEvent, PoolGraduatedEvent, PoolTradeEvent, StoredTrade, TokenHoldersEvent, TokenSideTrade } from './model/index.ts';
 /** Configuration: defaults, a JSON file, the environment, flags (one zod schema). */
@@ -49,5 +49,5 @@ export type {
   SocialPostEvent,
   SwapEvent,
   TokenEvent,
-} from './ingest/events.ts';
-export type { IngestResult } from './ingest/gate.ts';
+} from './ingest/index.ts';
+export type { IngestResult } from './ingest/index.ts';

@@ -1,8 +1,8 @@
 import { POOLS_PER_TURN } from './bounds.ts';
-import type { CandlesRepo } from '../storage/candles.repo.ts';
-import type { Storage } from '../storage/lmdb.ts';
-import type { TradesRepo } from '../storage/trades.repo.ts';
-import { pruneWalletIndex } from '../storage/wallet-index.ts';
+import type { CandlesRepo } from '../storage/index.ts';
+import type { Storage } from '../storage/index.ts';
+import type { TradesRepo } from '../storage/index.ts';
+import { pruneWalletIndex } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 

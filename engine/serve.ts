@@ -1,15 +1,15 @@
 import { createServer, mountWebSocket } from '../transport/index.ts';
-import { loadCursorSecret } from '../transport/http/cursor.ts';
+import { loadCursorSecret } from '../transport/http/index.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createKeyStore, createLimits, type KeyStore } from './plans/index.ts';
-import { createLimitsHook } from '../transport/http/limits.ts';
+import { createLimitsHook } from '../transport/http/index.ts';
 import { createLogger } from './log.ts';
 import { createEngine, type Engine } from './system.ts';
 import { TRADE_DEFAULT_WINDOW_MS } from './query/index.ts';
 import { decodeSimState, simSource, type SimPersistence } from './sources/sim/index.ts';
 import type { Source, SourceFactory } from './sources/index.ts';
-import type { Storage } from '../storage/lmdb.ts';
+import type { Storage } from '../storage/index.ts';
 
 /** Meta key: how many times the simulator has started on this data directory. */
 const SIM_RUNS_KEY = 'sim:runs';

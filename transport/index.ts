@@ -3,11 +3,11 @@ export { createServer } from './server.ts';
 /** Types of the server: options (route table, beforeHandle hooks) and its handle. */
 export type { Server, ServerOptions } from './server.ts';
 /** The HTTP route table: every route the service serves. */
-export { ROUTES } from './http/routes.ts';
+export { ROUTES } from './http/index.ts';
 /** Define one route-table entry: pattern, auth, strict zod schemas for path and query, handler. */
-export { defineRoute } from './http/route.ts';
+export { defineRoute } from './http/index.ts';
 /** Types of routes, their handler context, dependencies and the rate-limit seam. */
-export type { Admission, BeforeHandle, Route, RouteContext, RouteHandler, RouteSpec, ServerDeps } from './http/route.ts';
+export type { Admission, BeforeHandle, Route, RouteContext, RouteHandler, RouteSpec, ServerDeps } from './http/index.ts';
 /** Handler results beyond plain data: a page of a list, or a body sent outside the envelope. */
 export { page, rawBody, Page, RawBody } from './envelope.ts';
 /** Envelope shapes of SERVICE.md 2.1 and 7.1. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import { unavailable } from '../engine/errors.ts';
-import { mountRoutes } from './http/dispatch.ts';
-import type { BeforeHandle, Route, ServerDeps } from './http/route.ts';
-import { ROUTES } from './http/routes.ts';
+import { mountRoutes } from './http/index.ts';
+import type { BeforeHandle, Route, ServerDeps } from './http/index.ts';
+import { ROUTES } from './http/index.ts';
 import { App, httpHeaderBytesCap, us_listen_socket_close, us_socket_local_port } from './uws.ts';
 
 export interface ServerOptions {

@@ -1,6 +1,6 @@
 import { WINDOWS } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
-import { curveProgress, liquidityQuote, type PoolState } from '../pool/pool.logic.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
+import { curveProgress, liquidityQuote, type PoolState } from '../pool/index.ts';
 import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
 import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
 

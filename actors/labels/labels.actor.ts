@@ -1,5 +1,5 @@
-import type { LabelEvent } from '../../engine/ingest/events.ts';
-import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
+import type { LabelEvent } from '../../engine/ingest/index.ts';
+import type { ActorBehavior } from '../../engine/supervisor/index.ts';
 
 /**
  * The labels of one wallet (kol, smart_money, whale, ...), from `label` events: one

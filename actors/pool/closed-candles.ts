@@ -1,6 +1,6 @@
 import { WRITE_AT } from '../../engine/bounds.ts';
 import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
-import type { CandlesRepo, SegmentTails } from '../../storage/candles.repo.ts';
+import type { CandlesRepo, SegmentTails } from '../../storage/index.ts';
 import type { ClosedCandleStore, PoolCandles } from './candles.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { WAITING_MAX } from '../../engine/bounds.ts';
 import type { EventObject } from 'xstate';
-import type { MigrationEvent, SwapEvent } from '../../engine/ingest/events.ts';
-import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
-import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import type { MigrationEvent, SwapEvent } from '../../engine/ingest/index.ts';
+import type { ActorBehavior, ActorContext } from '../../engine/supervisor/index.ts';
+import type { CandlesRepo } from '../../storage/index.ts';
 import { KNOWN_MINTS, compareKey, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
-import { findAt, type TradesRepo } from '../../storage/trades.repo.ts';
-import type { QuotePriceState } from '../quote-price/quote-price.logic.ts';
-import { decimalsOf, supplyOf, type TokenState } from '../token/token.logic.ts';
+import { findAt, type TradesRepo } from '../../storage/index.ts';
+import type { QuotePriceState } from '../quote-price/index.ts';
+import { decimalsOf, supplyOf, type TokenState } from '../token/index.ts';
 import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles, decodeRows, encodeRows } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';

@@ -1,6 +1,6 @@
-import type { MigrationEvent, PoolEvent, SwapEvent } from '../../engine/ingest/events.ts';
+import type { MigrationEvent, PoolEvent, SwapEvent } from '../../engine/ingest/index.ts';
 import { KNOWN_MINTS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
-import type { CandlesRepo } from '../../storage/candles.repo.ts';
+import type { CandlesRepo } from '../../storage/index.ts';
 import { PoolCandles, SEQ_STALE_GAP } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';

@@ -1,9 +1,9 @@
 import { CHUNK_MAX, CHUNK_MIN } from '../../engine/bounds.ts';
-import { writeNumber } from '../../storage/msgpack-writer.ts';
+import { writeNumber } from '../../storage/index.ts';
 import { Slabs } from './slabs.ts';
-import { decodeTrade, readNumberAt, skipValue } from '../../storage/trade-codec.ts';
+import { decodeTrade, readNumberAt, skipValue } from '../../storage/index.ts';
 import { TRADE, TRADE_FIELDS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
-import type { EncodedTrades } from '../../storage/trades.repo.ts';
+import type { EncodedTrades } from '../../storage/index.ts';
 
 /**
  * A pool's trades not yet in the trades store, kept as msgpack bytes encoded once when

@@ -1,6 +1,6 @@
 import { KNOWN_MINTS, STABLE_MINTS } from '../../engine/model/index.ts';
-import { quotePriceAt, latestQuotePrice, type QuotePriceState } from '../quote-price/quote-price.logic.ts';
-import type { TokenState } from '../token/token.logic.ts';
+import { quotePriceAt, latestQuotePrice, type QuotePriceState } from '../quote-price/index.ts';
+import type { TokenState } from '../token/index.ts';
 import { liquidityQuote, spotPrice, type PoolState } from './pool.logic.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ActorBehavior } from '../../engine/supervisor/behavior.ts';
+import type { ActorBehavior } from '../../engine/supervisor/index.ts';
 import { applyQuotePrice, initialQuotePrice, type QuotePriceState } from './quote-price.logic.ts';
 import { quotePriceMachine } from './quote-price.machine.ts';
 

@@ -1,4 +1,4 @@
-import type { QuotePriceEvent } from '../../engine/ingest/events.ts';
+import type { QuotePriceEvent } from '../../engine/ingest/index.ts';
 
 /**
  * USD prices of one quote asset over time, for GET /market/sol-price and for the USD

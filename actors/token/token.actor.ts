@@ -1,6 +1,6 @@
-import type { BalanceEvent } from '../../engine/ingest/events.ts';
+import type { BalanceEvent } from '../../engine/ingest/index.ts';
 import { KNOWN_MINTS } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
+import type { ActorBehavior, ActorContext } from '../../engine/supervisor/index.ts';
 import { DEFAULT_SNIPER_SLOTS, Holders } from './holders.ts';
 import { applyBalance, applyMigration, applyPoolEvent, applyTokenEvent, initialToken, type TokenState } from './token.logic.ts';
 

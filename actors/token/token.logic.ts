@@ -1,5 +1,5 @@
 import { BURN_ADDRESS, KNOWN_MINTS } from '../../engine/model/index.ts';
-import type { BalanceEvent, MigrationEvent, PoolEvent, TokenEvent } from '../../engine/ingest/events.ts';
+import type { BalanceEvent, MigrationEvent, PoolEvent, TokenEvent } from '../../engine/ingest/index.ts';
 import { Holders, type HolderContext, type HolderStats } from './holders.ts';
 
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */

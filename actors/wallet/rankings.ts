@@ -1,5 +1,5 @@
 import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.logic.ts';
 
 /**

@@ -1,9 +1,9 @@
-import type { BalanceEvent } from '../../engine/ingest/events.ts';
+import type { BalanceEvent } from '../../engine/ingest/index.ts';
 import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
-import { AtTrade } from '../pool/pool.actor.ts';
-import { tokenUsdOf } from '../pool/usd-price.ts';
-import { decimalsOf, type TokenState } from '../token/token.logic.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
+import { AtTrade } from '../pool/index.ts';
+import { tokenUsdOf } from '../pool/index.ts';
+import { decimalsOf, type TokenState } from '../token/index.ts';
 import { applyBalance, applyPoolTrade, initialWallet, type Position, type WalletState } from './wallet.logic.ts';
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */

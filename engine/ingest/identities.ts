@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/index.ts';
 
 interface Bucket {
   members: Set<string>;

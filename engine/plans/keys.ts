@@ -1,8 +1,8 @@
 import { PRESENTED_MAX } from '../bounds.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { PlanName } from '../config.ts';
-import type { Account, Storage } from '../../storage/lmdb.ts';
-import { GRACE_MS, isExpired, isGraceOver } from '../../actors/account/account.logic.ts';
+import type { Account, Storage } from '../../storage/index.ts';
+import { GRACE_MS, isExpired, isGraceOver } from '../../actors/account/index.ts';
 
 export type { Account };
 

@@ -1,4 +1,4 @@
-import { AccountActor } from '../../actors/account/account.actor.ts';
+import { AccountActor } from '../../actors/account/index.ts';
 import {
   admitRequest,
   messageCloseAt,
@@ -7,8 +7,8 @@ import {
   rollCounters,
   secondsUntil,
   type Verdict,
-} from '../../actors/account/account.logic.ts';
-import type { Storage, UsageRecord } from '../../storage/lmdb.ts';
+} from '../../actors/account/index.ts';
+import type { Storage, UsageRecord } from '../../storage/index.ts';
 import type { AccountLimits } from './account-limits.ts';
 import type { Clock } from '../clock.ts';
 import type { PlanLimits, PlanName } from '../config.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { latestQuotePrice, type FeedState } from '../../actors/index.ts';
-import type { Storage } from '../../storage/lmdb.ts';
-import type { TradesRepo } from '../../storage/trades.repo.ts';
+import type { Storage } from '../../storage/index.ts';
+import type { TradesRepo } from '../../storage/index.ts';
 import { WSOL } from '../model/index.ts';
 import { CandlesQuery, type ChangedCandles } from './candles.ts';
 import { HoldersQuery } from './holders.ts';

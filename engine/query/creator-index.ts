@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/index.ts';
 
 /**
  * Tokens by creator (GET /v1/wallets/{wallet}/deployed_tokens, DECISIONS.md route 27):

@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/index.ts';
 
 /**
  * What the research indexes (token search, pool list) keep per token and per pool,

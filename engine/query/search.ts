@@ -1,8 +1,8 @@
 import { KNOWN_MINTS, SEARCH_WINDOWS, USDC, USDT, WSOL } from '../model/index.ts';
 import type { Logger } from 'pino';
 import { liquidityQuote, metadataRecord, spotPrice, type TokenState } from '../../actors/index.ts';
-import type { Storage } from '../../storage/lmdb.ts';
-import type { IngestEvent } from '../ingest/events.ts';
+import type { Storage } from '../../storage/index.ts';
+import type { IngestEvent } from '../ingest/index.ts';
 import { CreatorIndex } from './creator-index.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
 import type { SearchPosition, SearchQuery } from './search-index.ts';

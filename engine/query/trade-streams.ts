@@ -1,7 +1,7 @@
 import type { PoolState } from '../../actors/index.ts';
-import { dedup, merge, windowed } from '../../storage/trade-codec.ts';
+import { dedup, merge, windowed } from '../../storage/index.ts';
 import { TRADE, type StoredTrade, type TradeSpan } from '../model/index.ts';
-import type { TradesRepo } from '../../storage/trades.repo.ts';
+import type { TradesRepo } from '../../storage/index.ts';
 
 /**
  * The streams trade lists are merged from (engine/query/trades.ts): a pool's stored

@@ -1,9 +1,9 @@
 import type { PoolState } from '../../actors/index.ts';
 import { TRADE, tradeJson, tradeRecord, type StoredTrade, type TradeKey, type TradeRecord, type TradeSpan } from '../model/index.ts';
-import type { Storage } from '../../storage/lmdb.ts';
-import { dedup, merge } from '../../storage/trade-codec.ts';
-import type { TradesRepo } from '../../storage/trades.repo.ts';
-import { storedWalletTrades } from '../../storage/wallet-index.ts';
+import type { Storage } from '../../storage/index.ts';
+import { dedup, merge } from '../../storage/index.ts';
+import type { TradesRepo } from '../../storage/index.ts';
+import { storedWalletTrades } from '../../storage/index.ts';
 import type { MarketState } from './state.ts';
 import { TRADE_DEFAULT_WINDOW_MS, TRADE_HISTORY_MS, poolTrades, take, walletTradesInMemory, type RecentWalletPools } from './trade-streams.ts';
 

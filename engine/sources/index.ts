@@ -123,3 +123,5 @@ export class SourceRunner {
     await this.running?.catch((err) => this.log.error({ err }, 'source failed'));
   }
 }
+/** `mds decode`: recorded Solana transactions decoded into INGEST events (sources/solana/decode-file.ts). */
+export { decodeStream, formatSummary } from './solana/decode-file.ts';

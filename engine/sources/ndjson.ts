@@ -3,8 +3,8 @@ import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import { ChunkParser } from '../ingest/parse-pool.ts';
-import type { ParsedChunk } from '../ingest/parsed-chunk.ts';
+import { ChunkParser } from '../ingest/index.ts';
+import type { ParsedChunk } from '../ingest/index.ts';
 import type { IngestSink, Source } from './source.ts';
 
 export interface NdjsonOptions {

@@ -1,4 +1,4 @@
-import type { ParsedChunk } from '../ingest/parsed-chunk.ts';
+import type { ParsedChunk } from '../ingest/index.ts';
 
 /**
  * The seam between the outside world and the ingest gate. A source turns its input

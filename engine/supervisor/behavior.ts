@@ -1,6 +1,6 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Clock } from '../clock.ts';
-import type { IngestEvent } from '../ingest/events.ts';
+import type { IngestEvent } from '../ingest/index.ts';
 import type { DerivedEvent } from '../model/index.ts';
 
 /** What reaches an actor: an ingest event, or a derived event another actor emitted (engine/model/derived.ts). */

@@ -1,6 +1,6 @@
 import { RESEARCH_SLICES_MAX } from '../bounds.ts';
 import { inSlices, sliceOf } from '../slices.ts';
-import type { Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/index.ts';
 import type { ActorHost } from './host.ts';
 
 const CHECKPOINT_KEY = 'checkpoint';

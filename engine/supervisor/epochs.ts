@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage/lmdb.ts';
+import type { Storage } from '../../storage/index.ts';
 import { STALE_EPOCHS_RESERVED } from '../bounds.ts';
 
 /** Meta key: the highest stale epoch any run of the engine may have used (reserved ahead). */

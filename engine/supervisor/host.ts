@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { DERIVED_TYPES } from '../model/index.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Snapshot, Storage } from '../../storage/lmdb.ts';
+import type { Snapshot, Storage } from '../../storage/index.ts';
 import type { StaleEpochs } from './epochs.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from './behavior.ts';
 import type { Router } from './router.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { IngestEvent } from '../ingest/events.ts';
+import type { IngestEvent } from '../ingest/index.ts';
 import type { DerivedEvent } from '../model/index.ts';
 import type { ActorEvent } from './behavior.ts';
 import type { ActorHost } from './host.ts';

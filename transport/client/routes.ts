@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Page } from '../envelope.ts';
-import type { ROUTES } from '../http/routes.ts';
+import type { ROUTES } from '../http/index.ts';
 
 /**
  * The HTTP methods of the client SDK: one entry per route, by name, naming a pattern of

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import type { z } from 'zod';
-import type { payloadSchemas } from '../ws/protocol.ts';
+import type { payloadSchemas } from '../ws/index.ts';
 import { MdsError, type HttpClient } from './http.ts';
 import type { ItemOf } from './routes.ts';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { marked } from 'marked';
 import { rawBody, type RawBody } from '../envelope.ts';
-import { asyncapiDocument } from '../ws/asyncapi.ts';
+import { asyncapiDocument } from '../ws/index.ts';
 
 /**
  * GET /docs: the API reference, served by mds itself with nothing from another host.

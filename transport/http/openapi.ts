@@ -1,4 +1,4 @@
-import { asyncapiDocument } from '../ws/asyncapi.ts';
+import { asyncapiDocument } from '../ws/index.ts';
 import { z } from 'zod';
 import { rawBody, type RawBody } from '../envelope.ts';
 import { API_DESCRIPTION, PARAM_DOCS, ROUTE_DOCS, SCHEMAS, ref, type RouteDoc, type Schema } from './openapi-docs.ts';

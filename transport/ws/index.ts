@@ -162,3 +162,4 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     },
   };
 }
+export { type payloadSchemas } from './protocol.ts';

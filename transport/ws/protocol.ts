@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
 import { CANDLES_FRAME_PREFIX, FEED_NAMES, RANKING_WINDOWS, topics, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
-import { ADDRESS_PATTERN } from '../http/params.ts';
+import { ADDRESS_PATTERN } from '../http/index.ts';
 
 /**
  * The /ws protocol (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2; DECISIONS.md "WebSocket"): close

@@ -1,14 +1,14 @@
 import type { CandleInterval } from '../../engine/model/index.ts';
 import { TextDecoder } from 'node:util';
 import type { WebSocket } from 'uWebSockets.js';
-import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/connection.machine.ts';
+import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/index.ts';
 import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
 import { notBuilt } from '../../engine/errors.ts';
 import type { KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
-import { bearerToken } from '../http/request.ts';
+import { bearerToken } from '../http/index.ts';
 import type { Channel } from './channel.ts';
 import type { AccountEntry } from './allowance.ts';
 import type { Hub, HubConnection } from './hub.ts';

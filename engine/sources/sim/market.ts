@@ -1,4 +1,4 @@
-import type { IngestEvent } from '../../ingest/events.ts';
+import type { IngestEvent } from '../../ingest/index.ts';
 import { genesis } from './genesis.ts';
 import { launch, migrate, secondPool, tick } from './lifecycle.ts';
 import type { Action } from './model.ts';

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import { timeOf, type IngestEvent } from '../../ingest/events.ts';
+import { timeOf, type IngestEvent } from '../../ingest/index.ts';
 import { Market } from './market.ts';
 import type { SimOptions } from './options.ts';
 

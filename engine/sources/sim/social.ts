@@ -1,5 +1,5 @@
 import { USDC, WSOL } from '../../model/index.ts';
-import type { SocialPostEvent } from '../../ingest/events.ts';
+import type { SocialPostEvent } from '../../ingest/index.ts';
 import { ipfsImageUrl, memeSocials, postText } from './metadata.ts';
 import type { TokenState } from './model.ts';
 import { buySizeSol } from './personas.ts';

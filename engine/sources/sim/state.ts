@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
-import type { IngestEvent } from '../../ingest/events.ts';
+import type { IngestEvent } from '../../ingest/index.ts';
 import { TxHashes } from './base58.ts';
 import { Market } from './market.ts';
 import type { Holding, TokenState } from './model.ts';

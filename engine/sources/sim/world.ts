@@ -1,4 +1,4 @@
-import type { IngestEvent, SwapEvent } from '../../ingest/events.ts';
+import type { IngestEvent, SwapEvent } from '../../ingest/index.ts';
 import { ammPrice } from './amm.ts';
 import { randomAddress, TxHashes } from './base58.ts';
 import { curvePriceSol } from './curve.ts';

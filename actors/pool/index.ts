@@ -1,0 +1,7 @@
+/** The entry point of actors/pool/: what other folders may import from it (STYLE.md 3). */
+export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './candle-series.ts';
+export { DistinctCounter } from './distinct.ts';
+export { computeHeat } from './heat.ts';
+export { AtTrade, countCandleChanges, createPoolBehavior, takeCandleChanges, type CandleTaking } from './pool.actor.ts';
+export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, type PoolState, type PoolTotals } from './pool.logic.ts';
+export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, tokenUsdOf, type UsdReader } from './usd-price.ts';
