@@ -3,7 +3,7 @@ import { notFound, unavailable } from '../../../engine/errors.ts';
 import type { HoldersQuery } from '../../../engine/query/index.ts';
 import { page } from '../../envelope.ts';
 import { cursorCodec, cursorPosition } from '../cursor.ts';
-import { cursor, limit } from '../params.ts';
+import { cursor, labelName, limit } from '../params.ts';
 import { requirePlan, type RouteContext, type ServerDeps } from '../route.ts';
 
 /**
@@ -17,8 +17,7 @@ function holdersQuery(deps: ServerDeps): HoldersQuery {
   return deps.query.holders;
 }
 
-/** A label as `label` events carry it (INGEST.md: 1 to 64 characters). */
-const label = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').optional();
+const label = labelName.optional();
 
 export const holdersQuerySchema = z.object({ label, limit: limit(50, 100), cursor });
 export const deployedTokensQuery = z.object({ limit: limit(50, 100), cursor });
