@@ -1,7 +1,8 @@
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import type { IngestEvent } from '../../engine/ingest/events.ts';
-import type { ActorBehavior, ActorContext } from '../../engine/supervisor/behavior.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/behavior.ts';
+import { DERIVED_TYPES } from '../../engine/model/index.ts';
 import type { Engine } from '../../engine/system.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
 import { sampleEvents, swapStream } from '../helpers/fixtures.ts';
@@ -9,9 +10,11 @@ import { swapCounter } from '../helpers/swap-counter.ts';
 
 /**
  * Contract: an actor behaviour (engine/supervisor/behavior.ts ActorBehavior), run
- * against every one the engine runs: the built-in quote-price, wallet-labels, token
- * and pool (as the engine wires them: its own hosts' behaviours), and the tests'
- * swap counter.
+ * against every one the engine runs: the built-in quote-price, wallet-labels, token,
+ * pool, feed, wallet, token-traders and wallet-leaderboard (as the engine wires them: its
+ * own hosts' behaviours), and the tests' swap counter. Events are the ingest events and
+ * the derived events the engine's actors emit for them (captured through the router),
+ * so the kinds that take derived events are held to the same contract.
  *
  * - `route` gives one or more keys (non-empty strings, no repeats) for every event of a
  *   type the kind takes, nothing for the others, and the same answer twice.
@@ -27,7 +30,19 @@ const temp = useTempEngine('mds-contract-');
 
 /** The event types each kind takes: its `takes`, the router's table (engine/supervisor/router.ts). */
 const takesOf = (b: ActorBehavior<any>): readonly string[] => b.takes;
-const EVENT_TYPES = ['token', 'pool', 'swap', 'migration', 'balance', 'quote_price', 'label', 'social_post'];
+const EVENT_TYPES = ['token', 'pool', 'swap', 'migration', 'balance', 'quote_price', 'label', 'social_post', ...DERIVED_TYPES];
+
+/** The derived events (engine/model/derived.ts) the engine's actors emit while it applies `events`, in delivery order. */
+async function derivedWhile(engine: Engine, apply: () => Promise<void>): Promise<ActorEvent[]> {
+  const derived: ActorEvent[] = [];
+  const stops = DERIVED_TYPES.map((type) => engine.router.subscribe(type, (e) => void derived.push(e)));
+  try {
+    await apply();
+  } finally {
+    for (const stop of stops) stop();
+  }
+  return derived;
+}
 
 /** Events of every type: what the engine applies first, then the next ones (applied by hand in the round-trip test). */
 function corpus(): { head: IngestEvent[]; next: IngestEvent[] } {
@@ -51,7 +66,7 @@ function corpus(): { head: IngestEvent[]; next: IngestEvent[] } {
 
 /** The behaviours the engine runs: its hosts', built-in and the test's swap counter. */
 const behaviorsOf = (engine: Engine) => engine.hosts.map((h) => h.behavior as ActorBehavior<any>);
-const KINDS = ['quote-price', 'wallet-labels', 'token', 'pool', 'swap-counter'];
+const KINDS = ['quote-price', 'wallet-labels', 'token', 'pool', 'feed', 'wallet', 'token-traders', 'wallet-leaderboard', 'swap-counter'];
 
 const keysOf = (routed: string | readonly string[] | undefined): readonly string[] => (routed === undefined ? [] : typeof routed === 'string' ? [routed] : routed);
 /** A state as the host would store it: toSnapshot's data through msgpack. */
@@ -78,13 +93,15 @@ describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
   };
 
   it('routes every event of a type it takes to keys, and nothing else', async () => {
-    const { behavior } = await open();
+    const { engine, behavior } = await open();
     const { head, next } = corpus();
     const takes = takesOf(behavior);
     expect(takes.length).toBeGreaterThan(0);
     for (const type of takes) expect(EVENT_TYPES).toContain(type);
+    // The derived events the engine's actors emit for these events: routed like ingest events.
+    const derived = await derivedWhile(engine, () => ingest(engine, [...head, ...next], 50));
     let routed = 0;
-    for (const event of [...head, ...next]) {
+    for (const event of [...head, ...next, ...derived]) {
       const keys = keysOf(behavior.route(event));
       expect(keysOf(behavior.route(event)), 'the same answer twice').toEqual(keys);
       if (!takes.includes(event.type)) {
@@ -103,6 +120,10 @@ describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
     const { engine, behavior } = await open();
     const { head, next } = corpus();
     await ingest(engine, head, 50);
+    // What the actors derive from `next` (a second engine, same events before): the next events of a kind that takes derived ones.
+    const twin = (await open('twin')).engine;
+    await ingest(twin, head, 50);
+    const nextDerived = await derivedWhile(twin, () => ingest(twin, next, 50));
     const host = engine.hosts.find((h) => h.kind === kind)!;
     const rejected: string[] = [];
     const ctx: ActorContext = {
@@ -114,7 +135,7 @@ describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
     };
     const emitted: unknown[] = [];
     const tried = new Set<string>();
-    for (const event of next) {
+    for (const event of [...next, ...nextDerived] as ActorEvent[]) {
       for (const key of keysOf(behavior.route(event))) {
         if (tried.has(key)) continue;
         const original = host.get(key);
@@ -148,9 +169,9 @@ describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
     const states: Array<Map<string, unknown>> = [];
     for (const [name, batch] of [['one', 1], ['many', 97]] as const) {
       const { engine, behavior } = await open(name);
-      await ingest(engine, events, batch);
+      const derived = await derivedWhile(engine, () => ingest(engine, events, batch));
       const host = engine.hosts.find((h) => h.kind === kind)!;
-      const keys = new Set(events.flatMap((e) => keysOf(behavior.route(e))));
+      const keys = new Set([...events, ...derived].flatMap((e) => keysOf(behavior.route(e))));
       states.push(new Map([...keys].sort().map((key) => [key, stored(behavior, host.get(key))])));
     }
     expect(states[0]!.size).toBeGreaterThan(0);
