@@ -1,4 +1,5 @@
 import { KNOWN_MINTS } from './mints.ts';
+import type { Signal } from './signal.ts';
 import { TRADE, type StoredTrade } from './trade.ts';
 
 /**
@@ -8,13 +9,13 @@ import { TRADE, type StoredTrade } from './trade.ts';
  * and on a rebuild they are recomputed (ActorBehavior.rederive), so a consumer sees
  * each exactly once. Pure shapes.
  */
-export type DerivedEvent = PoolTradeEvent | TokenHoldersEvent | PoolGraduatedEvent;
+export type DerivedEvent = PoolTradeEvent | TokenHoldersEvent | PoolGraduatedEvent | SignalEvent;
 
 /** The type names of derived events. */
 export type DerivedType = DerivedEvent['type'];
 
 /** Every derived event type (an actor kind that takes one of them is recomputed on rebuilds). */
-export const DERIVED_TYPES: readonly DerivedType[] = ['pool.trade', 'token.holders', 'pool.graduated'];
+export const DERIVED_TYPES: readonly DerivedType[] = ['pool.trade', 'token.holders', 'pool.graduated', 'signal'];
 
 /** A priced trade, emitted by the pool actor once per swap it applies (after pricing; a swap that waited, when it is applied). */
 export interface PoolTradeEvent {
@@ -52,6 +53,17 @@ export interface PoolGraduatedEvent {
   token_address: string;
   migrated_to_pool_address: string | null;
   at: number;
+}
+
+/**
+ * A signal fired (DECISIONS.md "Signals"): emitted by the signal actors once per signal,
+ * recomputed on replay like every derived event (its `signal_id` is the same every
+ * time). The signals store, the token_signals / wallet_signals streams and the markers
+ * (a `mark` of type `signal`) take it.
+ */
+export interface SignalEvent {
+  type: 'signal';
+  signal: Signal;
 }
 
 /** A trade seen from one of its tokens (DECISIONS.md, Wallet accounting; SERVICE.md 9 change 5). */
