@@ -48,6 +48,8 @@ export interface PoolTotals {
   sell_count: number;
   ath_market_cap_quote: number;
   ath_market_cap_usd: number | null;
+  /** Time of the trade that set ath_market_cap_quote (chart_lines' ath set_at); absent in snapshots written before it. */
+  ath_at?: number | null;
   first_trade_at: number | null;
   /** Position and price of the first trade (by chain order): launch price. */
   first_key: TradeKey | null;
@@ -121,7 +123,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     supply: null,
     totals: {
       volume_quote: 0, buy_volume_quote: 0, sell_volume_quote: 0, volume_usd: null, buy_volume_usd: null, sell_volume_usd: null,
-      trade_count: 0, buy_count: 0, sell_count: 0, ath_market_cap_quote: 0, ath_market_cap_usd: null,
+      trade_count: 0, buy_count: 0, sell_count: 0, ath_market_cap_quote: 0, ath_market_cap_usd: null, ath_at: null,
       first_trade_at: null, first_key: null, launch_price_quote: null, launch_price_usd: null,
     },
     unsaved: new TradeLog(),
@@ -243,7 +245,10 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Sto
     else t.sell_volume_usd = (t.sell_volume_usd ?? 0) + v;
     if (trade.marketCapUsd! > (t.ath_market_cap_usd ?? 0)) t.ath_market_cap_usd = trade.marketCapUsd;
   }
-  if (marketCapQuote > t.ath_market_cap_quote) t.ath_market_cap_quote = marketCapQuote;
+  if (marketCapQuote > t.ath_market_cap_quote) {
+    t.ath_market_cap_quote = marketCapQuote;
+    t.ath_at = e.at;
+  }
   // The launch trade is the first by chain position (slot, tx, event), not by time.
   const first = t.first_key;
   if (first === null || (e.slot - first[1] || e.tx_index - first[2] || e.event_index - first[3]) < 0) {

@@ -4,7 +4,7 @@ import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/super
 import { AtTrade } from '../pool/index.ts';
 import { tokenUsdOf } from '../pool/index.ts';
 import { decimalsOf, type TokenState } from '../token/index.ts';
-import { applyBalance, applyPoolTrade, initialWallet, type Position, type WalletState } from './wallet.logic.ts';
+import { applyBalance, applyPoolTrade, initialWallet, positionFromSnapshot, type Position, type WalletState } from './wallet.logic.ts';
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */
 const AT_EVENT = new AtTrade();
@@ -56,6 +56,6 @@ export const walletBehavior: ActorBehavior<WalletState> = {
   toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions] }),
   fromSnapshot: (data) => {
     const s = data as { wallet_address: string; positions: Array<[string, Position]> };
-    return { wallet_address: s.wallet_address, positions: new Map(s.positions) };
+    return { wallet_address: s.wallet_address, positions: new Map(s.positions.map(([token, p]) => [token, positionFromSnapshot(p)])) };
   },
 };

@@ -34,6 +34,9 @@ export const DAY_FIELDS = 6;
 /** Relative difference under which a balance and a quantity are the same (float rounding of raw / 10^decimals). */
 const SAME = 1e-9;
 
+/** A position's largest buy or sell (LevelSide.top): tokens, price in quote, price in USD (null: unknown), time. */
+export type TopTrade = [tokens: number, priceQuote: number, priceUsd: number | null, at: number];
+
 export interface Position {
   /** Tokens held, as swaps and transfers tell (whole tokens). */
   qty: number;
@@ -54,6 +57,40 @@ export interface Position {
   decimals: number;
   /** Per UTC day, ascending, DAY_FIELDS numbers each. */
   days: number[];
+  /**
+   * The levels chart_lines draws (engine/topics/chart-lines.ts), over the trades where
+   * the token is the pool's base (a token-quoted pool's quote side is not one of them):
+   * `lvQuote` is the quote asset of the first such trade; quote sums and the largest
+   * trades take only the trades in that asset, USD sums every priced one. Each side
+   * from its first trade on (null before).
+   */
+  lvQuote: string | null;
+  lvBuy: LevelSide | null;
+  lvSell: LevelSide | null;
+}
+
+/** A position's buys or sells as chart_lines reads them (Position.lvBuy, lvSell). */
+export interface LevelSide {
+  /** Tokens of every trade. */
+  tokens: number;
+  /** Tokens and quote amount of those in Position.lvQuote. */
+  quoteTokens: number;
+  quote: number;
+  /** Tokens and USD amount of those with a USD value. */
+  pricedTokens: number;
+  usd: number;
+  /** Time of the latest. */
+  at: number;
+  /** The largest in lvQuote by tokens (the first of equals), or null. */
+  top: TopTrade | null;
+}
+
+/** The level fields of a new position (and of one from a snapshot written before them). */
+const NO_LEVELS = { lvQuote: null, lvBuy: null, lvSell: null } as const satisfies Partial<Position>;
+
+/** A position from a snapshot: those written before the level fields get them empty (their earlier trades are not in them). */
+export function positionFromSnapshot(p: Position): Position {
+  return p.lvQuote === undefined ? Object.assign(p, NO_LEVELS) : p;
 }
 
 export interface WalletState {
@@ -70,7 +107,7 @@ export function initialWallet(wallet_address: string): WalletState {
 }
 
 function newPosition(): Position {
-  return { qty: 0, cost: 0, realized: 0, buys: 0, sells: 0, buyUsd: 0, sellUsd: 0, unpriced: 0, firstBuyAt: null, lastTradeAt: null, balanceSlot: -1, decimals: -1, days: [] };
+  return { qty: 0, cost: 0, realized: 0, buys: 0, sells: 0, buyUsd: 0, sellUsd: 0, unpriced: 0, firstBuyAt: null, lastTradeAt: null, balanceSlot: -1, decimals: -1, days: [], ...NO_LEVELS };
 }
 
 function positionOf(state: WalletState, token: string): Position {
@@ -155,8 +192,39 @@ export function applyPoolTrade(state: WalletState, base: string, quote: string, 
   const usd = quoteUsd === null ? null : t[TRADE.quoteAmount] * quoteUsd;
   const buy = t[TRADE.side] === 1;
   const at = t[TRADE.at];
-  applyTokenTrade(positionOf(state, base), buy, t[TRADE.baseAmount], usd, at);
+  const p = positionOf(state, base);
+  applyTokenTrade(p, buy, t[TRADE.baseAmount], usd, at);
+  applyLevels(p, quote, t);
   if (!(quote in KNOWN_MINTS)) applyTokenTrade(positionOf(state, quote), !buy, t[TRADE.quoteAmount], usd, at);
+}
+
+/**
+ * The chart levels of a trade where the position's token is the pool's base (see
+ * Position.lvQuote): counts and sums, and the largest buy or sell by tokens.
+ */
+function applyLevels(p: Position, quote: string, t: StoredTrade): void {
+  const tokens = t[TRADE.baseAmount];
+  const quoteUsd = t[TRADE.quoteUsd];
+  const priceQuote = t[TRADE.priceQuote];
+  const at = t[TRADE.at];
+  p.lvQuote ??= quote;
+  let side = t[TRADE.side] === 1 ? p.lvBuy : p.lvSell;
+  if (side === null) {
+    side = { tokens: 0, quoteTokens: 0, quote: 0, pricedTokens: 0, usd: 0, at, top: null };
+    if (t[TRADE.side] === 1) p.lvBuy = side;
+    else p.lvSell = side;
+  }
+  side.tokens += tokens;
+  if (p.lvQuote === quote) {
+    side.quoteTokens += tokens;
+    side.quote += t[TRADE.quoteAmount];
+    if (side.top === null || tokens > side.top[0]) side.top = [tokens, priceQuote, quoteUsd === null ? null : priceQuote * quoteUsd, at];
+  }
+  if (quoteUsd !== null) {
+    side.pricedTokens += tokens;
+    side.usd += t[TRADE.quoteAmount] * quoteUsd;
+  }
+  if (at > side.at) side.at = at;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, DAYS_KEPT, DAY_FIELDS, applyBalance, applyPoolTrade, avgCost, dailyRows, initialWallet, rawOf, windowTotals, winRatePct } from '../../../actors/wallet/wallet.logic.ts';
 import type { StoredTrade } from '../../../engine/model/index.ts';
-import { base58, rng, WSOL } from '../../helpers/fixtures.ts';
+import { base58, rng, USDC, WSOL } from '../../helpers/fixtures.ts';
 
 /** Wallet accounting (DECISIONS.md, "Wallet accounting"), by hand. */
 
@@ -117,5 +117,27 @@ describe('wallet accounting', () => {
     expect(rawOf(s.positions.get(MINT)!, null)).toBe('1500000');
     // Entered with no USD price and nothing held: at cost 0.
     expect(s.positions.get(MINT)!.cost).toBe(0);
+  });
+});
+
+describe('chart levels of a position (chart_lines)', () => {
+  it('sums the base side by side, quote sums only in the first quote asset, USD only priced, and keeps the largest trade', () => {
+    const s = initialWallet(WALLET);
+    // In wSOL at $100: 100 tokens for 1 SOL, 300 for 2 SOL; unpriced: 50 for 1 SOL.
+    applyPoolTrade(s, MINT, WSOL, trade(T0 + 1000, true, 100, 1, 100));
+    applyPoolTrade(s, MINT, WSOL, trade(T0 + 2000, true, 300, 2, 100));
+    applyPoolTrade(s, MINT, WSOL, trade(T0 + 2500, true, 50, 1, null));
+    // In USDC (another quote asset): 400 for 10 USDC, $1 each: USD and tokens only.
+    applyPoolTrade(s, MINT, USDC, trade(T0 + 3000, true, 400, 10, 1));
+    // A sell of 200 for 4 SOL.
+    applyPoolTrade(s, MINT, WSOL, trade(T0 + 4000, false, 200, 4, 100));
+    const p = s.positions.get(MINT)!;
+    expect(p.lvQuote).toBe(WSOL);
+    expect(p.lvBuy).toEqual({ tokens: 850, quoteTokens: 450, quote: 4, pricedTokens: 800, usd: 100 + 200 + 10, at: T0 + 3000, top: [300, 2 / 300, (2 / 300) * 100, T0 + 2000] });
+    expect(p.lvSell).toEqual({ tokens: 200, quoteTokens: 200, quote: 4, pricedTokens: 200, usd: 400, at: T0 + 4000, top: [200, 4 / 200, (4 / 200) * 100, T0 + 4000] });
+    // The quote token of a token-quoted pool gets no levels (its trades are not base-side).
+    applyPoolTrade(s, OTHER, MINT, trade(T0 + 5000, true, 10, 10, null));
+    expect(s.positions.get(MINT)!.lvBuy!.tokens).toBe(850);
+    expect(s.positions.get(OTHER)!.lvBuy!.tokens).toBe(10);
   });
 });
