@@ -19,7 +19,7 @@ import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/index.ts';
 import { ActorHost } from './supervisor/index.ts';
 import { Router } from './supervisor/index.ts';
 import { StaleEpochs } from './supervisor/index.ts';
-import { MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
+import { ChartLineStreams, MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/index.ts';
 import { TRADE, type PoolTradeEvent } from './model/index.ts';
 import { walletBehavior } from '../actors/wallet/index.ts';
@@ -80,6 +80,8 @@ export class Engine {
   readonly feeds: ActorHost<FeedState> | null;
   /** The rankings stream and the feeds' ticks (engine/topics/rankings.ts); null with `feeds: false`. */
   readonly rankings: RankingStreams | null;
+  /** The chart_lines stream (engine/topics/chart-lines.ts): lines of subscribed tokens, recomputed on the ticker. */
+  readonly chartLines: ChartLineStreams;
   /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
   readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
   readonly trades: TradesRepo;
@@ -177,6 +179,18 @@ export class Engine {
       },
       { replay: true },
     );
+    // chart_lines: tokens with subscribers are marked changed by their trades, holders and graduation.
+    const chartLines = (this.chartLines = new ChartLineStreams({
+      sink: () => this.topicSink,
+      reads: {
+        token: (address) => this.tokens.get(address),
+        pool: (address) => this.pools.get(address),
+        wallet: (address) => wallets?.wallets.get(address),
+        labels: (wallet) => activeLabels(this.labels.get(wallet)),
+        traders: (token) => wallets?.tokenTraders.get(token)?.rows.keys() ?? [],
+      },
+    }));
+    for (const type of ['pool.trade', 'token.holders', 'pool.graduated'] as const) this.router.subscribe(type, (event) => chartLines.derived(event));
     this.query = createQuery({
       actors: { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock },
       wallets,
@@ -199,7 +213,11 @@ export class Engine {
     });
     this.research = this.query.research!;
     const research = this.research;
-    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow: (event) => research.onEvent(event) });
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow: (event) => {
+        research.onEvent(event);
+        chartLines.ingested(event);
+      },
+    });
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));
@@ -214,6 +232,7 @@ export class Engine {
         })
       : null;
     this.rankings?.start(this.ticker);
+    chartLines.start(this.ticker);
     this.checkpointer = new Checkpointer({
       storage: this.storage,
       hosts: this.hosts,

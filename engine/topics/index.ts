@@ -22,4 +22,6 @@ export type { PoolMetricsSource } from './pool-metrics.ts';
 export { Ticker, type Tick, type TickPass, type TickSubscriber, type TickerOptions } from './ticker.ts';
 /** The rankings stream and the feeds' ticks; the feed and window names a subscription may give. */
 export { LIVE_FLUSH_MS, RankingStreams, type FeedActors, type RankingEntries, type RankingStreamsOptions, type RankingTicker } from './rankings.ts';
+/** The chart_lines stream: its recompute tick, a subscription's first frame, its topic. */
+export { CHART_LINES_MS, ChartLineStreams, chartLinesTopic, type ChartLinesParams, type ChartReads } from './chart-lines.ts';
 export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '../../actors/index.ts';

@@ -6,6 +6,7 @@
  * - `pool_metrics:<pool_address>`                     metrics of one pool
  * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
  * - `rankings:<feed>:<window>`                        one ranking feed of one window
+ * - `chart_lines:<pool>:<token>:<top>:<wallets>:<wallet>` one chart_lines subscription, normalized (chart-lines.ts)
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -17,4 +18,5 @@ export const topics = {
   poolMetrics: (pool: string) => `pool_metrics:${pool}`,
   candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
   rankings: (feed: string, window: string) => `rankings:${feed}:${window}`,
+  chartLines: (pool: string, token: string, top: number, wallets: string, wallet: string) => `chart_lines:${pool}:${token}:${top}:${wallets}:${wallet}`,
 } as const;

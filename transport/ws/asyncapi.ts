@@ -132,6 +132,45 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
       pool_addresses: { type: ['array', 'null'], items: ADDRESS },
     },
   },
+  chart_lines: {
+    type: 'object',
+    description: [
+      'Price levels to draw on the pool\'s chart (SERVICE.md 2.10, 6; Pro and Scale). Sent right after subscribing (the current lines), then when a line changes: lines are recomputed on the engine clock every second for tokens that changed (a trade of the token, a holder balance, its curve\'s graduation, a token, pool or migration event of it, a kol label), and an event goes out only when the lines differ from the last sent, so a busy pool sends at most one a second. Each event carries every line; the client replaces what it holds (a line missing from an event is gone). A line keeps its `id` while it exists. Subscriptions with the same parameters (wallet_addresses as a set) share one topic and get the same bytes. Lines, in this order; a kind without data has no line:',
+      '- ath (id ath): the token\'s highest market cap (as GET /v1/tokens/{token_address} counts it: in quote over its pools quoted like the subscribed pool, in USD over all its pools); price = market cap / total supply; set_at: when the quote ATH was set.',
+      '- migration (id migration): the token\'s bonding curve once it graduated or completed: its spot price after its last trade (USD at that trade\'s quote price); set_at: the migration time (the completing trade\'s time without a migration).',
+      '- dev_buy, dev_sell (ids the same): the creator\'s (token creator_address) average buy and sell levels.',
+      '- top_buy, top_sell (ids top_buy:<wallet>, top_sell:<wallet>): for each of the top_holder_count largest holders (the holders list order; the token\'s pools and the burn address are not holders), the price of its largest buy and largest sell of the token by token amount; label `Top <rank> buy`; supply_pct: that trade\'s tokens; set_at: its time. All top_buy lines come before the top_sell lines, by rank.',
+      '- kol_buy (id kol_buy): the average buy level of every kol-labeled wallet that bought the token, over all their buys together; wallet_count: how many such wallets (wallets among the token\'s 1,000 top traders by volume when the first subscription to the token began, and every kol trading it since).',
+      '- watchlist_buy (ids watchlist_buy:<wallet>): the average buy level of each of wallet_addresses that bought the token, in address order.',
+      '- self_buy, self_sell (ids the same): wallet_address\'s own average buy and sell levels.',
+      'An average level is volume-weighted over the wallet\'s trades of the token where the token is the pool\'s base (every pool of the token, curve and AMM): price_quote = quote paid (received) / tokens bought (sold), over its trades quoted in the asset of its first trade, given only when the subscribed pool is quoted in that asset (else null); price_usd = USD paid (received) / tokens over its trades with a USD value (null when none had one). market_cap_usd and market_cap_quote are price × the token\'s total supply now (null without a supply); supply_pct = tokens bought (sold) / total supply × 100 (capped at 100); wallet_count 1 for one wallet\'s line; set_at: the latest buy (sell) counted. The levels count trades from the first applied after this version; a wallet\'s earlier trades stay in its PnL, not in its lines.',
+    ].join('\n'),
+    required: ['pool_address', 'token_address', 'wallet_address', 'lines'],
+    properties: {
+      pool_address: ADDRESS,
+      token_address: ADDRESS,
+      wallet_address: { type: ['string', 'null'], description: 'The wallet the self_* lines belong to (the payload\'s wallet_address), or null.' },
+      lines: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'kind', 'label', 'supply_pct', 'wallet_count', 'set_at', 'price_usd', 'price_quote', 'market_cap_usd', 'market_cap_quote'],
+          properties: {
+            id: { type: 'string' },
+            kind: { type: 'string', enum: ['ath', 'migration', 'dev_buy', 'dev_sell', 'top_buy', 'top_sell', 'kol_buy', 'watchlist_buy', 'self_buy', 'self_sell'] },
+            label: { type: ['string', 'null'] },
+            supply_pct: NUMBER_OR_NULL,
+            wallet_count: { type: ['integer', 'null'] },
+            set_at: { type: ['integer', 'null'] },
+            price_usd: NUMBER_OR_NULL,
+            price_quote: NUMBER_OR_NULL,
+            market_cap_usd: NUMBER_OR_NULL,
+            market_cap_quote: NUMBER_OR_NULL,
+          },
+        },
+      },
+    },
+  },
 };
 
 const WATCHED: Record<LiveStream, string> = {
@@ -141,6 +180,7 @@ const WATCHED: Record<LiveStream, string> = {
   token_trades: 'Watches one item: the token.',
   pool_trades: 'Watches one item: the pool.',
   rankings: 'Watches one item: the (feed, window).',
+  chart_lines: 'Pro and Scale only (other plans get error frame 4033 PLAN_REQUIRED). Watches 1 + n items: the pool, and each distinct wallet named in wallet_addresses and wallet_address (a wallet in both counts once).',
 };
 
 const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).
@@ -149,7 +189,7 @@ Choices where the specification is open:
 - Authentication: \`Authorization: Bearer <key>\` at the upgrade, or a first frame \`{"type":"auth","key":"..."}\` within 5 s (answered \`{"type":"auth","status":"ok"}\`; no reply is sent for the header). Frames that arrive before authentication completes (before or after the auth frame) are held and applied in order once it does, never rejected; at most 64 KiB of them. A later auth frame with the same account's key is answered ok again.
 - Close codes: ${CLOSE.invalidKey} invalid or revoked key (also when a key is revoked while connected), ${CLOSE.planRequired} plan in force is Free (also when the grace period ends), ${CLOSE.authTimeout} no auth frame within 5 s, ${CLOSE.limit} connection limit of the plan or the monthly message allowance past 110 %, ${CLOSE.badFrame} a frame over 16 KiB, not JSON, or not a JSON object, ${CLOSE.slowConsumer} slow consumer, ${CLOSE.goingAway} server shutting down, ${CLOSE.internal} internal error. A frame over 256 KiB (16 times the limit) or a text frame that is not UTF-8 is cut by the WebSocket layer without a close frame (1006).
 - Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream markers is not built in this version of mds","stream":"markers"}\` for a stream SERVICE.md names that this version does not build (${[...NOT_BUILT_STREAMS].join(', ')}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter once it is built; \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
-- Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools and tokens named, counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
+- Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools, tokens and wallets named (chart_lines: its pool and each distinct wallet), counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
 - Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
 - Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (a graduated pool's candles continue those of the curve it graduated from, as on the candles route, so a resume by time from before the graduation gets the curve's candles too) (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq. A seq counts every change of the series, watched or not, so a resume with the current seq gets an empty candles list and nothing else does; a seq the series has not reached counts as too old. After a restart of the server (or a rebuild of the pool's state) every seq moves on by one or more gaps of 2^20 (more each time the same saved state is loaded again): a seq from before is never handed out again for other candles, and resuming with it sends the candles since resume_after_time.
 - Backpressure: a connection whose unsent data passes 1 MiB is a slow consumer. Its streams stop at once, so it never gets a frame after a missing one; once it reads again it gets what was queued and then close 4008. One that reads nothing for 2 s more is cut without a close frame. Other connections are not affected.

@@ -33,8 +33,8 @@ export class Channel {
     readonly topic: string,
     /** `"subscription_id":"..."`, or null for frames as the engine built them. */
     readonly member: string | null,
-    /** The watched item its topic names (SERVICE.md 8), the same for every subscription on it. */
-    readonly item: string | null,
+    /** The watched item(s) its topic names (SERVICE.md 8), the same for every subscription on it. */
+    readonly item: string | readonly string[] | null,
     readonly framesMetric: FramesMetric,
   ) {}
 

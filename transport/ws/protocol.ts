@@ -2,7 +2,7 @@ import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
-import { CANDLES_FRAME_PREFIX, FEED_NAMES, RANKING_WINDOWS, topics, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
+import { CANDLES_FRAME_PREFIX, FEED_NAMES, RANKING_WINDOWS, chartLinesTopic, topics, type ChartLinesParams, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
 import { ADDRESS_PATTERN } from '../http/index.ts';
 
 /**
@@ -38,7 +38,7 @@ export const PRO_STREAMS: ReadonlySet<string> = new Set(['markers', 'chart_lines
  * 5010 NOT_IMPLEMENTED naming the stream, on every plan (a Starter key is not told to
  * upgrade for something no plan gets), and nothing is subscribed.
  */
-export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set([...PRO_STREAMS]);
+export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set([...PRO_STREAMS].filter((s) => s !== 'chart_lines'));
 
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
@@ -67,6 +67,14 @@ export const payloadSchemas = {
   pool_trades: z.object({ pool_address: address }),
   /** SERVICE.md 4.4 says window is required with a default of 1h: it may be left out, and is then 1h. */
   rankings: z.object({ feed: z.enum(FEED_NAMES), window: z.enum(RANKING_WINDOWS).default('1h') }),
+  /** SERVICE.md 4.4 lists top_holder_count as required with a default of 0: it may be left out, and is then 0. */
+  chart_lines: z.object({
+    pool_address: address,
+    token_address: address,
+    top_holder_count: z.number().int().min(0).max(25).default(0),
+    wallet_addresses: z.array(address).max(20).default([]),
+    wallet_address: address.optional(),
+  }),
 } as const;
 
 export type LiveStream = keyof typeof payloadSchemas;
@@ -80,8 +88,8 @@ export interface ChannelRef {
   topic: string;
   /** null: frames as the engine built them; a string: `subscription_id` inserted. */
   subscriptionId: string | null;
-  /** The watched item (SERVICE.md 8) the topic names: its pool or token; null for token_metadata. */
-  item: string | null;
+  /** The watched item (SERVICE.md 8) the topic names: its pool or token; null for token_metadata; chart_lines: its pool and wallets. */
+  item: string | readonly string[] | null;
 }
 
 /**
@@ -104,6 +112,8 @@ export interface Subscription {
   resume: CandlesPayload | null;
   /** rankings: the feed and window, whose snapshot is sent right after subscribing. */
   rankings?: { feed: FeedName; window: RankingWindow };
+  /** chart_lines: the normalized parameters, whose current lines are sent right after subscribing. */
+  chartLines?: ChartLinesParams;
 }
 
 /** The uWS topic of an engine topic whose frames carry `subscriptionId` (null: none). */
@@ -159,6 +169,20 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
       const { feed, window } = result.data as { feed: FeedName; window: RankingWindow };
       const topic = topics.rankings(feed, window);
       return { ...single('rankings', topic, null, topic), rankings: { feed, window } };
+    }
+    case 'chart_lines': {
+      // Watched items: the pool, and each distinct wallet named (wallet_addresses and wallet_address).
+      const p = result.data as z.output<(typeof payloadSchemas)['chart_lines']>;
+      const params: ChartLinesParams = {
+        pool_address: p.pool_address,
+        token_address: p.token_address,
+        top_holder_count: p.top_holder_count,
+        wallet_addresses: [...new Set(p.wallet_addresses)].sort(),
+        wallet_address: p.wallet_address ?? null,
+      };
+      const topic = chartLinesTopic(params);
+      const items = [...new Set([params.pool_address, ...params.wallet_addresses, ...(params.wallet_address ? [params.wallet_address] : [])])];
+      return { stream: 'chart_lines', key: topic, channels: [{ name: topic, topic, subscriptionId: null, item: items }], items, resume: null, chartLines: params };
     }
   }
 }

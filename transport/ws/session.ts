@@ -13,7 +13,7 @@ import type { Channel } from './channel.ts';
 import type { AccountEntry } from './allowance.ts';
 import type { Hub, HubConnection } from './hub.ts';
 import type { Outbox } from './writer.ts';
-import type { FeedName, RankingWindow } from '../../engine/topics/index.ts';
+import type { ChartLinesParams, FeedName, RankingWindow } from '../../engine/topics/index.ts';
 import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (engine/query CandlesQuery.candleResume). */
@@ -38,6 +38,11 @@ export interface RankingSnapshots {
   snapshotFrame(feed: FeedName, window: RankingWindow): string;
 }
 
+/** The chart_lines stream (engine/topics ChartLineStreams.subscribed): the lines a new subscriber gets first. */
+export interface ChartLinesSource {
+  subscribed(params: ChartLinesParams): string;
+}
+
 /** What uWS keeps per socket: the header read at the upgrade, then the connection. */
 export interface UserData {
   authorization: string;
@@ -55,6 +60,7 @@ export interface SessionContext {
   candles?: CandleResumeSource;
   candleWatch?: CandleWatch;
   rankings?: RankingSnapshots;
+  chartLines?: ChartLinesSource;
   /** Open connections, for closing them all at shutdown. */
   connections: Set<Connection>;
 }
@@ -248,11 +254,9 @@ export class Connection implements HubConnection {
       if (subscribing) this.sendControl(errorFrame(5010, notBuilt(`stream ${stream}`).message, stream));
       return null;
     }
-    if (PRO_STREAMS.has(stream)) {
-      // Once a Pro-only stream is built (and out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
-      if (subscribing && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
-        this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
-      }
+    if (PRO_STREAMS.has(stream) && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
+      // A Pro-only stream that is built (out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
+      if (subscribing) this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       return null;
     }
     return parseSubscription(stream, payload);
@@ -282,26 +286,25 @@ export class Connection implements HubConnection {
       if (sub.stream === 'candles') this.ctx.candleWatch?.candleSubscribed(sub.items[0]!);
     }
     if (sub.resume) this.resume(sub.resume);
-    if (sub.rankings) this.rankingsSnapshot(sub.rankings.feed, sub.rankings.window);
+    // rankings: the (feed, window)'s snapshot (SERVICE.md 6.2), the same bytes for every
+    // subscriber until the feed changes; it carries the seq of the last window batch it
+    // includes. chart_lines: the current lines. The channel is joined first, so the next
+    // frame published reaches this connection after this one.
+    const { rankings, chartLines } = sub;
+    if (rankings) this.direct('rankings', () => this.ctx.rankings?.snapshotFrame(rankings.feed, rankings.window));
+    if (chartLines) this.direct('chart_lines', () => this.ctx.chartLines?.subscribed(chartLines));
   }
 
-  /**
-   * rankings: the (feed, window)'s snapshot right after subscribing (SERVICE.md 6.2),
-   * the same bytes for every subscriber until the feed changes. It carries the seq of
-   * the last window batch it includes; the channel is joined first, so the next batch
-   * published reaches this connection after it.
-   */
-  private rankingsSnapshot(feed: FeedName, window: RankingWindow): void {
-    const source = this.ctx.rankings;
-    if (!source) return;
-    let frame: string;
+  /** A data frame for this connection alone right after subscribing (counted); a read that throws sends nothing. */
+  private direct(stream: string, frameOf: () => string | undefined): void {
+    let frame: string | undefined;
     try {
-      frame = source.snapshotFrame(feed, window);
+      frame = frameOf();
     } catch (err) {
-      this.ctx.log.error({ err, feed, window }, 'ws: rankings snapshot failed');
+      this.ctx.log.error({ err, stream }, 'ws: first frame of a subscription failed');
       return;
     }
-    if (this.send(frame)) this.ctx.hub.countDirect(this, 1);
+    if (frame !== undefined && this.send(frame)) this.ctx.hub.countDirect(this, 1);
   }
 
   private unsubscribe(frame: Record<string, unknown>): void {
@@ -318,13 +321,13 @@ export class Connection implements HubConnection {
     const accountId = this.account!.account.id;
     if (!Array.isArray(held)) {
       if (leave) hub.leave(this, held);
-      if (held.item !== null) limits.unwatch(accountId, [held.item]);
+      if (held.item !== null) limits.unwatch(accountId, typeof held.item === 'string' ? [held.item] : held.item);
       return;
     }
     const items: string[] = [];
     for (const channel of held) {
       if (leave) hub.leave(this, channel);
-      if (channel.item !== null) items.push(channel.item);
+      if (channel.item !== null) items.push(...(typeof channel.item === 'string' ? [channel.item] : channel.item));
     }
     if (items.length) limits.unwatch(accountId, items);
   }
