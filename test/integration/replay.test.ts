@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
-import { createEngine } from '../../engine/system.ts';
+import { createEngine, type Engine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
+import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
 /**
  * Issue 4's replay test: a simulated hour ingested twice, each time into a fresh data
@@ -14,27 +15,86 @@ import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts'
  * events go in as objects through the embedded API: the actors then apply the objects,
  * where the NDJSON source's swaps reach them built from the parse workers' columns
  * (engine/ingest/swap-columns.ts); the responses are the same bytes.
+ *
+ * Each instance also serves a WebSocket before its ingest, with chart_lines
+ * subscriptions on the busiest pools (lines recomputed on the engine-clock ticker):
+ * the frames they get are the same bytes in the same order in all three.
  */
 
 const cursorSecret = randomBytes(32);
 let dir: TempDir;
 let file: string;
 const instances: EngineServer[] = [];
+/** Per instance, the chart_lines frames its subscriber got, as text. */
+const chartFrames: string[][] = [];
+const wsServers: WsTestServer[] = [];
+/** chart_lines payloads, picked from the file before any ingest. */
+let chartPayloads: object[] = [];
+
+/** Busiest pools of the file, each with its base and the wallets that traded it most. */
+function busiestPools(): Array<{ pool: string; base: string; wallets: string[] }> {
+  const bases = new Map<string, string>();
+  const trades = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('{"type":"pool"')) {
+      const e = JSON.parse(line);
+      bases.set(e.pool_address, e.base_address);
+    } else if (line.startsWith('{"type":"swap"')) {
+      const pool = /"pool_address":"(\w+)"/.exec(line)![1]!;
+      const wallet = /"wallet_address":"(\w+)"/.exec(line)![1]!;
+      let byWallet = trades.get(pool);
+      if (!byWallet) trades.set(pool, (byWallet = new Map()));
+      byWallet.set(wallet, (byWallet.get(wallet) ?? 0) + 1);
+    }
+  }
+  const count = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  return [...trades]
+    .filter(([pool]) => bases.has(pool))
+    .sort((a, b) => count(b[1]) - count(a[1]) || a[0].localeCompare(b[0]))
+    .slice(0, 3)
+    .map(([pool, byWallet]) => ({ pool, base: bases.get(pool)!, wallets: [...byWallet].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 4).map(([w]) => w) }));
+}
+
+/** A WebSocket on the engine, its chart_lines subscriptions made before any event; `done` collects the frames. */
+async function watchChartLines(engine: Engine): Promise<{ done(): Promise<void> }> {
+  const ws = await startWsServer({ engine });
+  wsServers.push(ws);
+  const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+  const frames: string[] = [];
+  chartFrames.push(frames);
+  client.ws.on('message', (data) => {
+    const text = data.toString();
+    if (text.startsWith('{"stream":"chart_lines"')) frames.push(text);
+  });
+  for (const payload of chartPayloads) client.subscribe('chart_lines', payload);
+  await client.untilPong();
+  return {
+    async done() {
+      await client.untilPong();
+      client.close();
+      await client.closed;
+    },
+  };
+}
 
 /** The same file as objects through the embedded API, 2,000 events a batch. */
 async function ingestEmbedded(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
+  const watch = await watchChartLines(engine);
   const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   for (let i = 0; i < lines.length; i += 2_000) {
     const results = await Promise.all(lines.slice(i, i + 2_000).map((line) => engine.ingest(JSON.parse(line))));
     expect(results.every((r) => r.status === 'applied')).toBe(true);
   }
+  await watch.done();
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
 async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
+  const watch = await watchChartLines(engine);
   await engine.runSource(engine.createSource(`ndjson:${file}`));
+  await watch.done();
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
@@ -100,12 +160,19 @@ beforeAll(async () => {
   dir = tempDir();
   file = join(dir.path, 'hour.ndjson');
   await writeSimFile({ out: file, durationMs: 60 * 60_000, seed: 11 });
+  const [a, b, c] = busiestPools();
+  chartPayloads = [
+    { pool_address: a!.pool, token_address: a!.base, top_holder_count: 25, wallet_addresses: a!.wallets.slice(1), wallet_address: a!.wallets[0] },
+    { pool_address: b!.pool, token_address: b!.base, top_holder_count: 5, wallet_address: b!.wallets[0] },
+    { pool_address: c!.pool, token_address: c!.base },
+  ];
   instances.push(await ingestOnce('first'));
   instances.push(await ingestOnce('second'));
   instances.push(await ingestEmbedded('objects'));
 }, 120_000);
 
 afterAll(async () => {
+  for (const ws of wsServers) await ws.close();
   for (const i of instances) {
     i.close();
     await i.engine.stop();
@@ -114,6 +181,16 @@ afterAll(async () => {
 });
 
 describe('replay in event-clock mode', () => {
+  it('gives byte-identical chart_lines frames, in the same order, with every kind the hour has', () => {
+    const [a, b, c] = chartFrames as [string[], string[], string[]];
+    expect(a.length).toBeGreaterThan(chartPayloads.length * 5);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    // The hour's lines: which kinds it has (the sim's pools graduate, its kols and devs trade).
+    const kinds = new Set(a.flatMap((f) => (JSON.parse(f).data.lines as Array<{ kind: string }>).map((l) => l.kind)));
+    for (const kind of ['ath', 'dev_buy', 'top_buy', 'top_sell', 'watchlist_buy', 'self_buy']) expect([...kinds], kind).toContain(kind);
+  });
+
   it('gives byte-identical responses on every market route, and on the next pages', async () => {
     const [a, b, c] = instances as [EngineServer, EngineServer, EngineServer];
     expect(a.engine.query.status().ingested).toBe(b.engine.query.status().ingested);
