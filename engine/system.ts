@@ -215,7 +215,12 @@ export class Engine {
     const research = this.research;
     this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow: (event) => {
         research.onEvent(event);
-        chartLines.ingested(event);
+        // Live-layer bookkeeping: a throw is logged, never the batch's.
+        try {
+          chartLines.ingested(event);
+        } catch (err) {
+          this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
+        }
       },
     });
     this.events$ = this.applier.events$;

@@ -263,4 +263,23 @@ describe('chart_lines', () => {
     c.close();
     await c.closed;
   });
+
+  it('gives the same lines after a restart: the levels are in the wallets\' and pools\' snapshots', async () => {
+    const before = await TestClient.authed(ws.url, pro.key);
+    before.subscribe('chart_lines', PAYLOAD);
+    const [was] = chartEvents(await before.untilPong());
+    expect(was.data.lines.length).toBe(11);
+    before.close();
+    await before.closed;
+    await ws.close();
+    await engine.stop();
+    engine = await createEngine({ config: testConfig(dir.path) });
+    ws = await startWsServer({ engine });
+    const after = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+    after.subscribe('chart_lines', PAYLOAD);
+    const [now] = chartEvents(await after.untilPong());
+    expect(now).toEqual(was);
+    after.close();
+    await after.closed;
+  });
 });
