@@ -34,9 +34,6 @@ export const DAY_FIELDS = 6;
 /** Relative difference under which a balance and a quantity are the same (float rounding of raw / 10^decimals). */
 const SAME = 1e-9;
 
-/** A position's largest buy or sell (LevelSide.top): tokens, price in quote, price in USD (null: unknown), time. */
-export type TopTrade = [tokens: number, priceQuote: number, priceUsd: number | null, at: number];
-
 export interface Position {
   /** Tokens held, as swaps and transfers tell (whole tokens). */
   qty: number;
@@ -65,25 +62,32 @@ export interface Position {
    * from its first trade on (null before).
    */
   lvQuote: string | null;
-  lvBuy: LevelSide | null;
-  lvSell: LevelSide | null;
+  lvBuy: number[] | null;
+  lvSell: number[] | null;
 }
 
-/** A position's buys or sells as chart_lines reads them (Position.lvBuy, lvSell). */
-export interface LevelSide {
+/**
+ * The indices of a position's buys or sells as chart_lines reads them (Position.lvBuy,
+ * lvSell): ten doubles in a plain array (unboxed double elements, ~100 bytes; an
+ * object of seven number fields and a tuple for the largest trade took ~175).
+ */
+export const LV = {
   /** Tokens of every trade. */
-  tokens: number;
+  tokens: 0,
   /** Tokens and quote amount of those in Position.lvQuote. */
-  quoteTokens: number;
-  quote: number;
+  quoteTokens: 1,
+  quote: 2,
   /** Tokens and USD amount of those with a USD value. */
-  pricedTokens: number;
-  usd: number;
+  pricedTokens: 3,
+  usd: 4,
   /** Time of the latest. */
-  at: number;
-  /** The largest in lvQuote by tokens (the first of equals), or null. */
-  top: TopTrade | null;
-}
+  at: 5,
+  /** The largest in lvQuote by tokens (the first of equals): its tokens (0: none yet), price in quote, price in USD (NaN: unknown), time. */
+  topTokens: 6,
+  topPriceQuote: 7,
+  topPriceUsd: 8,
+  topAt: 9,
+} as const;
 
 /** The level fields of a new position (and of one from a snapshot written before them). */
 const NO_LEVELS = { lvQuote: null, lvBuy: null, lvSell: null } as const satisfies Partial<Position>;
@@ -210,21 +214,27 @@ function applyLevels(p: Position, quote: string, t: StoredTrade): void {
   p.lvQuote ??= quote;
   let side = t[TRADE.side] === 1 ? p.lvBuy : p.lvSell;
   if (side === null) {
-    side = { tokens: 0, quoteTokens: 0, quote: 0, pricedTokens: 0, usd: 0, at, top: null };
+    // NaN first: the array holds unboxed doubles from the start.
+    side = [0, 0, 0, 0, 0, at, 0, Number.NaN, Number.NaN, 0];
     if (t[TRADE.side] === 1) p.lvBuy = side;
     else p.lvSell = side;
   }
-  side.tokens += tokens;
+  side[LV.tokens] += tokens;
   if (p.lvQuote === quote) {
-    side.quoteTokens += tokens;
-    side.quote += t[TRADE.quoteAmount];
-    if (side.top === null || tokens > side.top[0]) side.top = [tokens, priceQuote, quoteUsd === null ? null : priceQuote * quoteUsd, at];
+    side[LV.quoteTokens] += tokens;
+    side[LV.quote] += t[TRADE.quoteAmount];
+    if (tokens > side[LV.topTokens]!) {
+      side[LV.topTokens] = tokens;
+      side[LV.topPriceQuote] = priceQuote;
+      side[LV.topPriceUsd] = quoteUsd === null ? Number.NaN : priceQuote * quoteUsd;
+      side[LV.topAt] = at;
+    }
   }
   if (quoteUsd !== null) {
-    side.pricedTokens += tokens;
-    side.usd += t[TRADE.quoteAmount] * quoteUsd;
+    side[LV.pricedTokens] += tokens;
+    side[LV.usd] += t[TRADE.quoteAmount] * quoteUsd;
   }
-  if (at > side.at) side.at = at;
+  if (at > side[LV.at]!) side[LV.at] = at;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { notHolders, spotPrice, supplyOf, type PoolState, type Position, type TokenState, type WalletState } from '../../actors/index.ts';
+import { LV, notHolders, spotPrice, supplyOf, type PoolState, type Position, type TokenState, type WalletState } from '../../actors/index.ts';
 import { TRADE, type DerivedEvent } from '../model/index.ts';
 import type { IngestEvent } from '../ingest/index.ts';
 import { topics } from './names.ts';
@@ -307,8 +307,12 @@ export class ChartLineStreams {
       const p = this.options.reads.wallet(wallet)?.positions.get(token);
       if (!p) continue;
       for (const [side, kind, list] of [[p.lvBuy, 'buy', buys], [p.lvSell, 'sell', sells]] as const) {
-        if (!side?.top) continue;
-        const [tokens, priceQuote, priceUsd, at] = side.top;
+        if (!side || !(side[LV.topTokens]! > 0)) continue;
+        const tokens = side[LV.topTokens]!;
+        const usd = side[LV.topPriceUsd]!;
+        const priceUsd = Number.isNaN(usd) ? null : usd;
+        const at = side[LV.topAt]!;
+        const priceQuote = side[LV.topPriceQuote]!;
         const pq = p.lvQuote === quote ? priceQuote : null;
         list.push(line(`top_${kind}:${wallet}`, `top_${kind}`, `Top ${i + 1} ${kind}`, pct(tokens, shared.supply), 1, at, priceUsd, pq, times(priceUsd, shared.supply), times(pq, shared.supply)));
       }
@@ -375,14 +379,15 @@ const newSums = (): Sums => ({ tokens: 0, quoteTokens: 0, quote: 0, pricedTokens
 function addSide(s: Sums, p: Position, which: 'buy' | 'sell', quote: string | null): void {
   const side = which === 'buy' ? p.lvBuy : p.lvSell;
   if (side === null) return;
-  s.tokens += side.tokens;
+  s.tokens += side[LV.tokens]!;
   if (quote !== null && p.lvQuote === quote) {
-    s.quoteTokens += side.quoteTokens;
-    s.quote += side.quote;
+    s.quoteTokens += side[LV.quoteTokens]!;
+    s.quote += side[LV.quote]!;
   }
-  s.pricedTokens += side.pricedTokens;
-  s.usd += side.usd;
-  if (s.at === null || side.at > s.at) s.at = side.at;
+  s.pricedTokens += side[LV.pricedTokens]!;
+  s.usd += side[LV.usd]!;
+  const at = side[LV.at]!;
+  if (s.at === null || at > s.at) s.at = at;
 }
 
 function levelLine(id: string, kind: string, label: string, s: Sums, wallets: number, supply: number | null): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, DAYS_KEPT, DAY_FIELDS, applyBalance, applyPoolTrade, avgCost, dailyRows, initialWallet, rawOf, windowTotals, winRatePct } from '../../../actors/wallet/wallet.logic.ts';
+import { DAY_MS, DAYS_KEPT, DAY_FIELDS, LV, applyBalance, applyPoolTrade, avgCost, dailyRows, initialWallet, rawOf, windowTotals, winRatePct } from '../../../actors/wallet/wallet.logic.ts';
 import type { StoredTrade } from '../../../engine/model/index.ts';
 import { base58, rng, USDC, WSOL } from '../../helpers/fixtures.ts';
 
@@ -133,11 +133,12 @@ describe('chart levels of a position (chart_lines)', () => {
     applyPoolTrade(s, MINT, WSOL, trade(T0 + 4000, false, 200, 4, 100));
     const p = s.positions.get(MINT)!;
     expect(p.lvQuote).toBe(WSOL);
-    expect(p.lvBuy).toEqual({ tokens: 850, quoteTokens: 450, quote: 4, pricedTokens: 800, usd: 100 + 200 + 10, at: T0 + 3000, top: [300, 2 / 300, (2 / 300) * 100, T0 + 2000] });
-    expect(p.lvSell).toEqual({ tokens: 200, quoteTokens: 200, quote: 4, pricedTokens: 200, usd: 400, at: T0 + 4000, top: [200, 4 / 200, (4 / 200) * 100, T0 + 4000] });
+    // tokens, in wSOL: tokens and quote, priced: tokens and USD, latest, largest: tokens, price in quote and USD, time.
+    expect(p.lvBuy).toEqual([850, 450, 4, 800, 100 + 200 + 10, T0 + 3000, 300, 2 / 300, (2 / 300) * 100, T0 + 2000]);
+    expect(p.lvSell).toEqual([200, 200, 4, 200, 400, T0 + 4000, 200, 4 / 200, (4 / 200) * 100, T0 + 4000]);
     // The quote token of a token-quoted pool gets no levels (its trades are not base-side).
     applyPoolTrade(s, OTHER, MINT, trade(T0 + 5000, true, 10, 10, null));
-    expect(s.positions.get(MINT)!.lvBuy!.tokens).toBe(850);
-    expect(s.positions.get(OTHER)!.lvBuy!.tokens).toBe(10);
+    expect(s.positions.get(MINT)!.lvBuy![LV.tokens]).toBe(850);
+    expect(s.positions.get(OTHER)!.lvBuy![LV.tokens]).toBe(10);
   });
 });
