@@ -26,7 +26,7 @@ export { FEED_DEFAULTS, FEED_NAMES, FEED_SORT, LIVE_FEEDS, RANKING_WINDOWS, RECO
 export type { FeedBatch, FeedFlush, RankRow } from './feed/index.ts';
 export { batchEvents, snapshotEvent, type RankingEvent, type SnapshotEvent } from './feed/index.ts';
 /** Wallet accounting (actors/wallet): positions, their windows and days, and the rankings' rows (refreshed through ActorHost.update). */
-export { DAY_MS, LV, avgCost, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from './wallet/index.ts';
+export { DAY_MS, LV, avgCost, levelQuote, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from './wallet/index.ts';
 export {
   LB_FIELDS,
   LEADERBOARD_KEY,

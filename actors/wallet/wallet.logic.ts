@@ -1,4 +1,4 @@
-import { KNOWN_MINTS, TRADE, type StoredTrade } from '../../engine/model/index.ts';
+import { KNOWN_MINTS, TRADE, WSOL, type StoredTrade } from '../../engine/model/index.ts';
 
 /**
  * Wallet accounting (DECISIONS.md, "Wallet accounting"): per wallet, a position per
@@ -57,9 +57,10 @@ export interface Position {
   /**
    * The levels chart_lines draws (engine/topics/chart-lines.ts), over the trades where
    * the token is the pool's base (a token-quoted pool's quote side is not one of them):
-   * `lvQuote` is the quote asset of the first such trade; quote sums and the largest
-   * trades take only the trades in that asset, USD sums every priced one. Each side
-   * from its first trade on (null before).
+   * the quote asset of the first such trade (levelQuote) is the one quote sums and the
+   * largest trades take, USD sums take every priced one. `lvQuote` is that asset, null
+   * for wrapped SOL (most positions: no 44-character string per position in memory and
+   * in every snapshot). Each side from its first trade on (null before).
    */
   lvQuote: string | null;
   lvBuy: number[] | null;
@@ -74,7 +75,7 @@ export interface Position {
 export const LV = {
   /** Tokens of every trade. */
   tokens: 0,
-  /** Tokens and quote amount of those in Position.lvQuote. */
+  /** Tokens and quote amount of those in the levels' quote asset (levelQuote). */
   quoteTokens: 1,
   quote: 2,
   /** Tokens and USD amount of those with a USD value. */
@@ -82,7 +83,7 @@ export const LV = {
   usd: 4,
   /** Time of the latest. */
   at: 5,
-  /** The largest in lvQuote by tokens (the first of equals): its tokens (0: none yet), price in quote, price in USD (NaN: unknown), time. */
+  /** The largest in the levels' quote asset by tokens (the first of equals): its tokens (0: none yet), price in quote, price in USD (NaN: unknown), time. */
   topTokens: 6,
   topPriceQuote: 7,
   topPriceUsd: 8,
@@ -92,9 +93,12 @@ export const LV = {
 /** The level fields of a new position (and of one from a snapshot written before them). */
 const NO_LEVELS = { lvQuote: null, lvBuy: null, lvSell: null } as const satisfies Partial<Position>;
 
+/** The quote asset of a position's levels (see Position.lvQuote), or null before its first. */
+export const levelQuote = (p: Position): string | null => (p.lvBuy === null && p.lvSell === null ? null : (p.lvQuote ?? WSOL));
+
 /** A position from a snapshot: those written before the level fields get them empty (their earlier trades are not in them). */
 export function positionFromSnapshot(p: Position): Position {
-  return p.lvQuote === undefined ? Object.assign(p, NO_LEVELS) : p;
+  return p.lvBuy === undefined ? Object.assign(p, NO_LEVELS) : p;
 }
 
 export interface WalletState {
@@ -211,7 +215,7 @@ function applyLevels(p: Position, quote: string, t: StoredTrade): void {
   const quoteUsd = t[TRADE.quoteUsd];
   const priceQuote = t[TRADE.priceQuote];
   const at = t[TRADE.at];
-  p.lvQuote ??= quote;
+  if (p.lvBuy === null && p.lvSell === null) p.lvQuote = quote === WSOL ? null : quote;
   let side = t[TRADE.side] === 1 ? p.lvBuy : p.lvSell;
   if (side === null) {
     // NaN first: the array holds unboxed doubles from the start.
@@ -220,7 +224,7 @@ function applyLevels(p: Position, quote: string, t: StoredTrade): void {
     else p.lvSell = side;
   }
   side[LV.tokens] += tokens;
-  if (p.lvQuote === quote) {
+  if ((p.lvQuote ?? WSOL) === quote) {
     side[LV.quoteTokens] += tokens;
     side[LV.quote] += t[TRADE.quoteAmount];
     if (tokens > side[LV.topTokens]!) {

@@ -1,4 +1,4 @@
-import { LV, notHolders, spotPrice, supplyOf, type PoolState, type Position, type TokenState, type WalletState } from '../../actors/index.ts';
+import { LV, levelQuote, notHolders, spotPrice, supplyOf, type PoolState, type Position, type TokenState, type WalletState } from '../../actors/index.ts';
 import { TRADE, type DerivedEvent } from '../model/index.ts';
 import type { IngestEvent } from '../ingest/index.ts';
 import { topics } from './names.ts';
@@ -313,7 +313,7 @@ export class ChartLineStreams {
         const priceUsd = Number.isNaN(usd) ? null : usd;
         const at = side[LV.topAt]!;
         const priceQuote = side[LV.topPriceQuote]!;
-        const pq = p.lvQuote === quote ? priceQuote : null;
+        const pq = levelQuote(p) === quote ? priceQuote : null;
         list.push(line(`top_${kind}:${wallet}`, `top_${kind}`, `Top ${i + 1} ${kind}`, pct(tokens, shared.supply), 1, at, priceUsd, pq, times(priceUsd, shared.supply), times(pq, shared.supply)));
       }
     }
@@ -380,7 +380,7 @@ function addSide(s: Sums, p: Position, which: 'buy' | 'sell', quote: string | nu
   const side = which === 'buy' ? p.lvBuy : p.lvSell;
   if (side === null) return;
   s.tokens += side[LV.tokens]!;
-  if (quote !== null && p.lvQuote === quote) {
+  if (quote !== null && levelQuote(p) === quote) {
     s.quoteTokens += side[LV.quoteTokens]!;
     s.quote += side[LV.quote]!;
   }

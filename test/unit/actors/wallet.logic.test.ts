@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, DAYS_KEPT, DAY_FIELDS, LV, applyBalance, applyPoolTrade, avgCost, dailyRows, initialWallet, rawOf, windowTotals, winRatePct } from '../../../actors/wallet/wallet.logic.ts';
+import { DAY_MS, DAYS_KEPT, DAY_FIELDS, LV, levelQuote, applyBalance, applyPoolTrade, avgCost, dailyRows, initialWallet, rawOf, windowTotals, winRatePct } from '../../../actors/wallet/wallet.logic.ts';
 import type { StoredTrade } from '../../../engine/model/index.ts';
 import { base58, rng, USDC, WSOL } from '../../helpers/fixtures.ts';
 
@@ -132,7 +132,9 @@ describe('chart levels of a position (chart_lines)', () => {
     // A sell of 200 for 4 SOL.
     applyPoolTrade(s, MINT, WSOL, trade(T0 + 4000, false, 200, 4, 100));
     const p = s.positions.get(MINT)!;
-    expect(p.lvQuote).toBe(WSOL);
+    expect(levelQuote(p)).toBe(WSOL);
+    // wSOL is not spelled in the position (nor in its snapshot).
+    expect(p.lvQuote).toBeNull();
     // tokens, in wSOL: tokens and quote, priced: tokens and USD, latest, largest: tokens, price in quote and USD, time.
     expect(p.lvBuy).toEqual([850, 450, 4, 800, 100 + 200 + 10, T0 + 3000, 300, 2 / 300, (2 / 300) * 100, T0 + 2000]);
     expect(p.lvSell).toEqual([200, 200, 4, 200, 400, T0 + 4000, 200, 4 / 200, (4 / 200) * 100, T0 + 4000]);
@@ -140,5 +142,6 @@ describe('chart levels of a position (chart_lines)', () => {
     applyPoolTrade(s, OTHER, MINT, trade(T0 + 5000, true, 10, 10, null));
     expect(s.positions.get(MINT)!.lvBuy![LV.tokens]).toBe(850);
     expect(s.positions.get(OTHER)!.lvBuy![LV.tokens]).toBe(10);
+    expect(levelQuote(s.positions.get(OTHER)!)).toBe(MINT);
   });
 });
