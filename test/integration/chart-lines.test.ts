@@ -264,6 +264,16 @@ describe('chart_lines', () => {
     await c.closed;
   });
 
+  it('keeps state only for subscribed tokens: dropped at the first tick after the last subscriber leaves', async () => {
+    expect(engine.chartLines.size).toBe(1);
+    client.close();
+    await client.closed;
+    await ingest(clockTo(T0 + 10_500));
+    expect(engine.chartLines.size).toBe(1);
+    await ingest(clockTo(T0 + 11_000));
+    expect(engine.chartLines.size).toBe(0);
+  });
+
   it('gives the same lines after a restart: the levels are in the wallets\' and pools\' snapshots', async () => {
     const before = await TestClient.authed(ws.url, pro.key);
     before.subscribe('chart_lines', PAYLOAD);
