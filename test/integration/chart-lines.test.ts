@@ -196,6 +196,12 @@ describe('chart_lines', () => {
     // A second without a change sends nothing.
     await ingest(clockTo(t + 2_500));
     expect(chartEvents(await client.untilPong())).toEqual([]);
+    // A wallet that bought before it was labeled kol joins kol_buy: KOL1 and SMART, 1.1 SOL for 2M.
+    await ingest(label(SMART, 'kol', 'add', t + 2_600), clockTo(t + 3_000));
+    const [labeled] = chartEvents(await client.untilPong());
+    const kol = byId(labeled.data.lines).kol_buy;
+    expect(kol.wallet_count).toBe(2);
+    expectLevel(kol, 1.1 / 2_000_000);
   });
 
   it('same parameters share one topic: the same bytes to every subscriber, whatever the order of wallet_addresses', async () => {
@@ -205,7 +211,7 @@ describe('chart_lines', () => {
     expect(own.data.lines.map((l: any) => l.id)).toContain('self_buy');
     const raw: string[][] = [[], []];
     for (const [i, c] of [client, other].entries()) c.ws.on('message', (data) => raw[i]!.push(data.toString()));
-    await ingest(swap(AMM, T0 + 9_100, W1, 'buy', 1_000_000, 1), clockTo(T0 + 10_000));
+    await ingest(swap(AMM, T0 + 11_100, W1, 'buy', 1_000_000, 1), clockTo(T0 + 12_000));
     const [a, b] = [chartEvents(await client.untilPong()), chartEvents(await other.untilPong())];
     expect(a).toHaveLength(1);
     expect(b).toHaveLength(1);
@@ -268,9 +274,9 @@ describe('chart_lines', () => {
     expect(engine.chartLines.size).toBe(1);
     client.close();
     await client.closed;
-    await ingest(clockTo(T0 + 10_500));
+    await ingest(clockTo(T0 + 12_500));
     expect(engine.chartLines.size).toBe(1);
-    await ingest(clockTo(T0 + 11_000));
+    await ingest(clockTo(T0 + 13_000));
     expect(engine.chartLines.size).toBe(0);
   });
 
