@@ -119,9 +119,23 @@ interface TokenLines {
 interface Shared {
   token: Readonly<TokenState> | undefined;
   supply: number | null;
-  byQuote: Map<string, string[]>;
-  /** Top holders' wallets, largest first, as many as the token's topics ask for. */
+  byQuote: Map<string, QuoteLines>;
+  /** The 25 largest holders' wallets (at most), largest first, once read. */
   top: string[] | null;
+}
+
+/** A line of the holder of a rank (1: the largest). */
+type RankedLine = [rank: number, line: string];
+
+/** The lines every topic of a token on pools of one quote asset shares, each made once per recompute. */
+interface QuoteLines {
+  /** ath, migration, dev_buy, dev_sell. */
+  common: string[];
+  /** top_buy and top_sell of the 25 largest holders (null: not made yet). */
+  buys: RankedLine[] | null;
+  sells: RankedLine[] | null;
+  /** kol_buy (null: none; undefined: not made yet). */
+  kol: string | null | undefined;
 }
 
 export class ChartLineStreams {
@@ -230,12 +244,17 @@ export class ChartLineStreams {
     const pool = this.options.reads.pool(p.pool_address)?.info;
     // The subscribed pool's quote asset, when it is a pool of the token (as base).
     const quote = pool && pool.base_address === p.token_address ? pool.quote_address : null;
-    let common = shared.byQuote.get(quote ?? '');
-    if (common === undefined) shared.byQuote.set(quote ?? '', (common = this.commonLines(p.token_address, quote, shared)));
-    const out = common.slice();
-    if (p.top_holder_count > 0) this.topLines(p.token_address, p.top_holder_count, quote, shared, out);
-    const kol = this.kolLine(lines, p.token_address, quote, shared.supply);
-    if (kol) out.push(kol);
+    let q = shared.byQuote.get(quote ?? '');
+    if (q === undefined) shared.byQuote.set(quote ?? '', (q = { common: this.commonLines(p.token_address, quote, shared), buys: null, sells: null, kol: undefined }));
+    const out = q.common.slice();
+    const n = p.top_holder_count;
+    if (n > 0) {
+      if (q.buys === null) this.topLines(p.token_address, quote, shared, q);
+      for (const [rank, l] of q.buys!) if (rank <= n) out.push(l);
+      for (const [rank, l] of q.sells!) if (rank <= n) out.push(l);
+    }
+    if (q.kol === undefined) q.kol = this.kolLine(lines, p.token_address, quote, shared.supply);
+    if (q.kol !== null) out.push(q.kol);
     for (const wallet of p.wallet_addresses) {
       const line = this.walletLine(wallet, p.token_address, 'buy', quote, shared.supply, 'watchlist_buy', `watchlist_buy:${wallet}`, `${wallet.slice(0, 4)}…${wallet.slice(-4)} buy`);
       if (line) out.push(line);
@@ -296,13 +315,12 @@ export class ChartLineStreams {
     return out;
   }
 
-  /** top_buy then top_sell lines of the `n` largest holders. */
-  private topLines(token: string, n: number, quote: string | null, shared: Shared, out: string[]): void {
+  /** top_buy and top_sell lines of the 25 largest holders, by rank (a topic takes those of its top_holder_count). */
+  private topLines(token: string, quote: string | null, shared: Shared, q: QuoteLines): void {
     const top = this.topHolders(token, shared);
-    const buys: string[] = [];
-    const sells: string[] = [];
-    const count = Math.min(n, top.length);
-    for (let i = 0; i < count; i++) {
+    const buys: RankedLine[] = (q.buys = []);
+    const sells: RankedLine[] = (q.sells = []);
+    for (let i = 0; i < top.length; i++) {
       const wallet = top[i]!;
       const p = this.options.reads.wallet(wallet)?.positions.get(token);
       if (!p) continue;
@@ -314,10 +332,9 @@ export class ChartLineStreams {
         const at = side[LV.topAt]!;
         const priceQuote = side[LV.topPriceQuote]!;
         const pq = levelQuote(p) === quote ? priceQuote : null;
-        list.push(line(`top_${kind}:${wallet}`, `top_${kind}`, `Top ${i + 1} ${kind}`, pct(tokens, shared.supply), 1, at, priceUsd, pq, times(priceUsd, shared.supply), times(pq, shared.supply)));
+        list.push([i + 1, line(`top_${kind}:${wallet}`, `top_${kind}`, `Top ${i + 1} ${kind}`, pct(tokens, shared.supply), 1, at, priceUsd, pq, times(priceUsd, shared.supply), times(pq, shared.supply))]);
       }
     }
-    out.push(...buys, ...sells);
   }
 
   /** The token's 25 largest holders (at most), made once per recompute of the token. */

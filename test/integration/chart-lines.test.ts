@@ -238,11 +238,13 @@ describe('chart_lines', () => {
   it('counts 1 + the distinct wallets named as watched items, and gives them back on unsubscribe', async () => {
     const key = await ws.key('pro');
     const c = await TestClient.authed(ws.url, key.key);
-    c.subscribe('chart_lines', { pool_address: AMM, token_address: MINT, wallet_addresses: [W1, H1], wallet_address: W1 });
-    expect(chartEvents(await c.untilPong())).toHaveLength(1);
+    c.subscribe('chart_lines', { pool_address: AMM, token_address: MINT, top_holder_count: 1, wallet_addresses: [W1, H1], wallet_address: W1 });
+    const [event] = chartEvents(await c.untilPong());
+    // One top holder: H1's lines, not H2's (the token's other topic asks for two).
+    expect(event.data.lines.map((l: any) => l.id).filter((id: string) => id.startsWith('top_'))).toEqual([`top_buy:${H1}`, `top_sell:${H1}`]);
     // The pool, W1 (named twice) and H1.
     expect(ws.limits.usageOf(key.id)!.watchedItems).toBe(3);
-    c.unsubscribe('chart_lines', { pool_address: AMM, token_address: MINT, wallet_addresses: [H1, W1], wallet_address: W1, top_holder_count: 0 });
+    c.unsubscribe('chart_lines', { pool_address: AMM, token_address: MINT, wallet_addresses: [H1, W1], wallet_address: W1, top_holder_count: 1 });
     expect(await c.untilPong()).toEqual([]);
     expect(ws.limits.usageOf(key.id)!.watchedItems).toBe(0);
     c.close();
