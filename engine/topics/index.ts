@@ -23,3 +23,6 @@ export { Ticker, type Tick, type TickPass, type TickSubscriber, type TickerOptio
 /** The rankings stream and the feeds' ticks; the feed and window names a subscription may give. */
 export { LIVE_FLUSH_MS, RankingStreams, type FeedActors, type RankingEntries, type RankingStreamsOptions, type RankingTicker } from './rankings.ts';
 export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '../../actors/index.ts';
+/** Posts, labeled activity and markers on the live path (social_posts, wallet_activity, markers). */
+export { DiscoveryStreams, type DiscoveryStreamsOptions } from './discovery.ts';
+export { ATH_RULE, MarkerStreams, RECENT_MARKS, markersFrame, type MarkerStreamsOptions } from './markers.ts';

@@ -6,6 +6,9 @@
  * - `pool_metrics:<pool_address>`                     metrics of one pool
  * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
  * - `rankings:<feed>:<window>`                        one ranking feed of one window
+ * - `social_posts`, `social_posts:<token|*>:<author|*>` posts (every one, or by token and/or author)
+ * - `wallet_activity`, `wallet_activity:<wallet|*>:<label|*>` labeled trades, or a wallet's trades
+ * - `markers:<token_address>`                         the marks and labeled trades of one token
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -17,4 +20,9 @@ export const topics = {
   poolMetrics: (pool: string) => `pool_metrics:${pool}`,
   candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
   rankings: (feed: string, window: string) => `rankings:${feed}:${window}`,
+  /** social_posts with a token and/or an author (`*`: any); both absent: every post. */
+  socialPosts: (token?: string, author?: string) => (token === undefined && author === undefined ? 'social_posts' : `social_posts:${token ?? '*'}:${author ?? '*'}`),
+  /** wallet_activity of one wallet and/or label (`*`: any); both absent: every labeled trade. */
+  walletActivity: (wallet?: string, label?: string) => (wallet === undefined && label === undefined ? 'wallet_activity' : `wallet_activity:${wallet ?? '*'}:${label ?? '*'}`),
+  markers: (token: string) => `markers:${token}`,
 } as const;

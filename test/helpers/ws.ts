@@ -60,6 +60,7 @@ export async function startWsServer(options: { config?: ConfigInput; engine?: En
     candles: engine?.query.market?.candles,
     candleWatch: engine?.publisher,
     rankings: engine?.rankings ?? undefined,
+    markers: engine?.markers,
   });
   engine?.attachTopics(endpoint.sink);
   const port = await server.listen();

@@ -38,6 +38,11 @@ export interface RankingSnapshots {
   snapshotFrame(feed: FeedName, window: RankingWindow): string;
 }
 
+/** The markers stream (engine/topics MarkerStreams.recentFrames): the marks a new subscriber gets first. */
+export interface MarkerSnapshots {
+  recentFrames(token: string): string[];
+}
+
 /** What uWS keeps per socket: the header read at the upgrade, then the connection. */
 export interface UserData {
   authorization: string;
@@ -55,6 +60,7 @@ export interface SessionContext {
   candles?: CandleResumeSource;
   candleWatch?: CandleWatch;
   rankings?: RankingSnapshots;
+  markers?: MarkerSnapshots;
   /** Open connections, for closing them all at shutdown. */
   connections: Set<Connection>;
 }
@@ -248,11 +254,9 @@ export class Connection implements HubConnection {
       if (subscribing) this.sendControl(errorFrame(5010, notBuilt(`stream ${stream}`).message, stream));
       return null;
     }
-    if (PRO_STREAMS.has(stream)) {
-      // Once a Pro-only stream is built (and out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
-      if (subscribing && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
-        this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
-      }
+    if (PRO_STREAMS.has(stream) && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
+      // Other plans hear why they get nothing.
+      if (subscribing) this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       return null;
     }
     return parseSubscription(stream, payload);
@@ -283,6 +287,30 @@ export class Connection implements HubConnection {
     }
     if (sub.resume) this.resume(sub.resume);
     if (sub.rankings) this.rankingsSnapshot(sub.rankings.feed, sub.rankings.window);
+    if (sub.markers !== undefined) this.recentMarks(sub.markers);
+  }
+
+  /**
+   * markers: the token's recent marks still in force right after subscribing, oldest
+   * first, as the events they went out as (the channel is joined first, so a mark
+   * published later reaches this connection after them). Each counts as a data message.
+   */
+  private recentMarks(token: string): void {
+    const source = this.ctx.markers;
+    if (!source) return;
+    let frames: string[];
+    try {
+      frames = source.recentFrames(token);
+    } catch (err) {
+      this.ctx.log.error({ err, token }, 'ws: recent marks failed');
+      return;
+    }
+    let sent = 0;
+    for (const frame of frames) {
+      if (!this.send(frame)) break;
+      sent++;
+    }
+    if (sent > 0) this.ctx.hub.countDirect(this, sent);
   }
 
   /**
