@@ -162,8 +162,7 @@ export function openStorage(path: string): Storage {
     posts: db('posts'),
     postsIndex: db('posts_index'),
     labeledTrades: db('labeled_trades'),
-    // Cached: a mark read back in the turn it was put (lmdb-js puts are async; the cache holds them until committed).
-    marks: db('marks', { cache: true }),
+    marks: db('marks'),
     signals: db('signals'),
     close: () => env.close(),
   };

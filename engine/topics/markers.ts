@@ -1,6 +1,6 @@
 import type { SocialPostEvent } from '../ingest/index.ts';
 import { TRADE, type PoolGraduatedEvent, type PoolTradeEvent, type Signal } from '../model/index.ts';
-import type { Storage } from '../../storage/index.ts';
+import { WriteOverlay, type Storage } from '../../storage/index.ts';
 import { topics } from './names.ts';
 import type { TopicSink } from './sink.ts';
 
@@ -74,7 +74,12 @@ export class MarkerStreams {
   /** token → its ATH mark [market cap, marker_id, at] (null: none yet), read from `marks` on first use. */
   private readonly athOf = new Map<string, [number, string, number] | null>();
 
-  constructor(private readonly options: MarkerStreamsOptions) {}
+  /** The marks database as the writes issued left it, committed or not (storage/overlay.ts): what is sent never depends on commit timing. */
+  private readonly db: WriteOverlay<unknown>;
+
+  constructor(private readonly options: MarkerStreamsOptions) {
+    this.db = new WriteOverlay(options.storage.marks);
+  }
 
   /** A post naming tokens: a callout mark on each. */
   onPost(e: SocialPostEvent): void {
@@ -123,7 +128,7 @@ export class MarkerStreams {
     if (!(mcap >= ATH_RULE.minMarketCapUsd)) return;
     let previous = this.athOf.get(token);
     if (previous === undefined) {
-      previous = (this.options.storage.marks.get([ATH, token]) as [number, string, number] | undefined) ?? null;
+      previous = (this.db.get([ATH, token]) as [number, string, number] | undefined) ?? null;
       this.athOf.set(token, previous);
     }
     if (previous !== null && mcap < previous[0] * (1 + ATH_RULE.stepPct / 100)) return;
@@ -132,7 +137,7 @@ export class MarkerStreams {
     if (previous !== null && previous[1] === id) return;
     const now: [number, string, number] = [mcap, id, t[TRADE.at]];
     this.athOf.set(token, now);
-    void this.options.storage.marks.put([ATH, token], now);
+    this.db.put([ATH, token], now);
     if (previous !== null) this.remove(token, previous[2], previous[1]);
     const detail = { market_cap_usd: mcap, price_usd: t[TRADE.priceQuote] * quoteUsd, pool_address: e.pool_address, trade_id: tradeId };
     this.mark(token, id, t[TRADE.at], 'ath', 'market', detail, null, null);
@@ -144,14 +149,8 @@ export class MarkerStreams {
    */
   onLabelsRemoved(wallet: string, removed: readonly string[]): void {
     if (removed.length === 0) return;
-    const db = this.options.storage.marks;
-    const refs: Array<[string, number, string]> = [];
-    for (const key of db.getKeys({ start: [BY_WALLET, wallet], end: [BY_WALLET, wallet, '\uffff'] })) {
-      const k = key as [number, string, string, number, string];
-      refs.push([k[2], k[3], k[4]]);
-    }
-    const seen = new Set(refs.map((r) => `${r[0]} ${r[1]} ${r[2]}`));
-    for (const [name, ref] of this.pendingRefs.get(wallet) ?? []) if (!seen.has(name)) refs.push(ref);
+    const db = this.db;
+    const refs = db.keys([BY_WALLET, wallet], [BY_WALLET, wallet, '\uffff']).map((k) => [k[2], k[3], k[4]] as [string, number, string]);
     for (const [token, at, id] of refs) {
       const stored = db.get([token, at, id]) as StoredMark | undefined;
       if (!stored || !stored[2]?.some((l) => removed.includes(l))) continue;
@@ -161,17 +160,13 @@ export class MarkerStreams {
       // Sent again with the labels left, under the same marker_id.
       const data = JSON.parse(stored[0]) as { labels: Array<{ label: string }> };
       data.labels = data.labels.filter((l) => left.includes(l.label));
-      this.store(token, id, at, JSON.stringify(data), wallet, left, true);
+      this.store(token, id, at, JSON.stringify(data), wallet, left);
     }
   }
 
   /** The frames a new subscriber of `token` gets first: its last RECENT_MARKS marks, oldest first. */
   recentFrames(token: string): string[] {
-    const frames: string[] = [];
-    for (const { value } of this.options.storage.marks.getRange({ start: [token, TOP], end: [token], reverse: true, limit: RECENT_MARKS })) {
-      frames.push(markersFrame((value as StoredMark)[0]));
-    }
-    return frames.reverse();
+    return this.db.last([token], [token, TOP], RECENT_MARKS).map((value) => markersFrame((value as StoredMark)[0]));
   }
 
   private mark(token: string, id: string, at: number, type: string, source: string, detail: object, wallet: string | null, producedBy: string[] | null): void {
@@ -179,52 +174,23 @@ export class MarkerStreams {
     this.store(token, id, at, data, wallet, producedBy);
   }
 
-  /**
-   * Stores a mark and publishes it, unless it exists (made again on start-up replay after
-   * a crash); `again`: a labeled trade sent again after a remove, in the same turn (the
-   * removal of its EXISTS key is not visible to a read before it commits).
-   */
-  private store(token: string, id: string, at: number, data: string, wallet: string | null, producedBy: string[] | null, again = false): void {
-    const db = this.options.storage.marks;
-    if (!again && db.get([EXISTS, token, id]) !== undefined) return;
+  /** Stores a mark and publishes it, unless it exists (made again on start-up replay after a crash). */
+  private store(token: string, id: string, at: number, data: string, wallet: string | null, producedBy: string[] | null): void {
+    const db = this.db;
+    if (db.get([EXISTS, token, id]) !== undefined) return;
     const value: StoredMark = [data, wallet, producedBy];
-    void db.put([token, at, id], value);
-    void db.put([EXISTS, token, id], at);
-    if (wallet !== null) this.refWallet(wallet, token, at, id);
+    db.put([token, at, id], value);
+    db.put([EXISTS, token, id], at);
+    if (wallet !== null) db.put([BY_WALLET, wallet, token, at, id], true);
     this.publish(token, data);
   }
 
-  /**
-   * Records that a wallet's labels produced a mark. Range reads see only committed
-   * writes, so the refs not yet committed are kept here too until their put resolves
-   * (before the next batch is applied; all along a start-up replay).
-   */
-  private refWallet(wallet: string, token: string, at: number, id: string): void {
-    const key: [number, string, string, number, string] = [BY_WALLET, wallet, token, at, id];
-    let pending = this.pendingRefs.get(wallet);
-    if (!pending) this.pendingRefs.set(wallet, (pending = new Map()));
-    const name = `${token} ${at} ${id}`;
-    pending.set(name, [token, at, id]);
-    void this.options.storage.marks.put(key, true).then(() => {
-      const now = this.pendingRefs.get(wallet);
-      if (now?.get(name) === undefined) return;
-      now.delete(name);
-      if (now.size === 0) this.pendingRefs.delete(wallet);
-    });
-  }
-
-  private readonly pendingRefs = new Map<string, Map<string, [string, number, string]>>();
-
   private remove(token: string, at: number, id: string): void {
-    const db = this.options.storage.marks;
+    const db = this.db;
     const stored = db.get([token, at, id]) as StoredMark | undefined;
-    void db.remove([token, at, id]);
-    void db.remove([EXISTS, token, id]);
-    const wallet = stored?.[1];
-    if (wallet) {
-      void db.remove([BY_WALLET, wallet, token, at, id]);
-      this.pendingRefs.get(wallet)?.delete(`${token} ${at} ${id}`);
-    }
+    db.remove([token, at, id]);
+    db.remove([EXISTS, token, id]);
+    if (stored?.[1]) db.remove([BY_WALLET, stored[1], token, at, id]);
     this.publish(token, JSON.stringify({ event: 'remove', token_address: token, marker_id: id }));
   }
 
