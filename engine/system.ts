@@ -278,7 +278,7 @@ export class Engine {
 
   /** One retention pass (engine/retention.ts); a pass already running is joined, not doubled. */
   prune(): Promise<RetentionResult> {
-    this.pruning ??= pruneOnce({ storage: this.storage, trades: this.trades, candles: this.candles, clock: this.clock }, this.config.retention).finally(() => {
+    this.pruning ??= pruneOnce({ storage: this.storage, trades: this.trades, candles: this.candles, clock: this.clock, labeledTrades: this.query.discovery?.activity }, this.config.retention).finally(() => {
       this.pruning = null;
     });
     return this.pruning;

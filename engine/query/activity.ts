@@ -121,6 +121,22 @@ export class LabeledActivity {
     return { item, json, labels };
   }
 
+  /**
+   * Retention: deletes the labeled trades before `cutoff` (route 21 reads 30 days, as the
+   * trade lists), every label's copy with them. Returns how many trades went.
+   */
+  prune(cutoff: number): number {
+    const db = this.storage.labeledTrades;
+    let pruned = 0;
+    for (const { key, value } of db.getRange({ start: [EVERY, 0], end: [EVERY, cutoff] })) {
+      const tail = (key as Array<string | number>).slice(1);
+      void db.remove(key as Array<string | number>);
+      for (const { label } of (JSON.parse((value as [number | null, string])[1]) as LabeledTradeItem).labels) void db.remove([label, ...tail]);
+      pruned++;
+    }
+    return pruned;
+  }
+
   /** Route 21: newest first, a page after `after`. */
   list(filters: ActivityFilters, limit: number, after: ActivityPosition | undefined): { items: LabeledTradeItem[]; next: ActivityPosition | null } {
     if (filters.wallets !== undefined) return this.ofWallets(filters, limit, after);
