@@ -12,8 +12,9 @@ import type { TopicSink } from './sink.ts';
  *     {post_id, author, author_wallet_address, url}; marker_id `callout:<post_id>`;
  *   - `signal`: a signal on the token (the `signal` derived event); source its kind,
  *     detail {signal_id, kind, score, pool_address, wallet_addresses}; `signal:<signal_id>`;
- *   - `migration`: a curve of the token graduated (`pool.graduated`); source `market`,
- *     detail {from_pool_address, to_pool_address}; `migration:<curve>` (once per curve);
+ *   - `migration`: a curve of the token graduated into another pool (`pool.graduated` of
+ *     its `migration`); source `market`, detail {from_pool_address, to_pool_address};
+ *     `migration:<curve>`;
  *   - `ath`: a new all-time high (ATH_RULE below); source `market`, detail
  *     {market_cap_usd, price_usd, pool_address, trade_id}; `ath:<trade_id>`;
  * - `labeled_trade`: a trade of a wallet with a label in force (SERVICE.md 6.1), with
@@ -103,8 +104,9 @@ export class MarkerStreams {
     this.mark(s.token_address, `signal:${s.signal_id}`, s.at, 'signal', s.kind, detail, wallet, labels);
   }
 
-  /** A curve graduated: a migration mark (once per curve: its completion and its migration are one mark). */
+  /** A curve graduated into another pool (its `migration`): a migration mark. A curve that completed and has not migrated yet has none. */
   onGraduated(e: PoolGraduatedEvent): void {
+    if (e.migrated_to_pool_address === null) return;
     const detail = { from_pool_address: e.pool_address, to_pool_address: e.migrated_to_pool_address };
     this.mark(e.token_address, `migration:${e.pool_address}`, e.at, 'migration', 'market', detail, null, null);
   }

@@ -18,6 +18,8 @@ const T0 = 1_767_225_600_000;
 const TOKEN = base58(r, 44);
 const OTHER = base58(r, 44);
 const POOL = base58(r, 44);
+const CURVE = base58(r, 44);
+const AMM = base58(r, 44);
 const KOL = base58(r, 44);
 const SMART = base58(r, 44);
 const RETAIL = base58(r, 44);
@@ -217,7 +219,7 @@ describe('labeled wallets (route 19) and labeled activity (route 21, wallet_acti
 });
 
 describe('markers', () => {
-  it('marks a callout, a signal and a new ATH, sends labeled trades, and withdraws the marks of a removed label', async () => {
+  it('marks a callout, a signal, a new ATH and a migration, sends labeled trades, and withdraws the marks of a removed label', async () => {
     const client = await subscribed('markers', { token_address: TOKEN });
     // On subscribe: the token's recent marks still in force, oldest first.
     const recent = client.first.filter((m) => m.stream === 'markers').map((m) => m.data);
@@ -246,6 +248,15 @@ describe('markers', () => {
     expect(removed.data).toEqual({ event: 'remove', token_address: TOKEN, marker_id: athBefore.marker_id });
     const ath = await client.next((m) => m.stream === 'markers' && m.data.type === 'ath');
     expect(ath.data.detail.market_cap_usd).toBeCloseTo(300_000_000);
+
+    // A migration: the curve graduates into a new pool.
+    await ingest(
+      { type: 'pool', pool_address: CURVE, base_address: TOKEN, quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 8_100, curve_initial_real_base_raw: '793100000000000', slot: 3 },
+      { type: 'pool', pool_address: AMM, base_address: TOKEN, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0 + 8_200, migrated_from_pool_address: CURVE, slot: 4 },
+      { type: 'migration', token_address: TOKEN, from_pool_address: CURVE, to_pool_address: AMM, slot: 5, at: T0 + 8_300 },
+    );
+    const migration = await client.next((m) => m.stream === 'markers' && m.data.type === 'migration');
+    expect(migration.data).toEqual({ event: 'mark', token_address: TOKEN, marker_id: `migration:${CURVE}`, at: T0 + 8_300, type: 'migration', source: 'market', detail: { from_pool_address: CURVE, to_pool_address: AMM } });
 
     // The kol label removed: SIGNALER's labeled trade and the kol_buy mark it produced are withdrawn.
     await ingest(label(SIGNALER, 'kol', 'remove', T0 + 9_000));
