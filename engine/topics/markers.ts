@@ -36,7 +36,9 @@ import type { TopicSink } from './sink.ts';
  * Stored in `marks` (LMDB), so the recent marks and what withdraws them outlive a restart:
  *   [token, at, marker_id]            → [data JSON, wallet | null, labels producing it | null]
  *   [0, wallet, token, at, marker_id] → true: marks a wallet's labels produced
- *   [1, token]                        → [market cap of the ATH mark, its marker_id, its at]
+ *   [1, token]                        → the ATH mark in force: [market cap, marker_id, at, data
+ *                                       JSON] (one put per new ATH: the ATH mark is not in
+ *                                       the per-token range, the recent marks add it)
  *   [2, token, marker_id]             → at: which marks exist (a mark made again, as on
  *                                       start-up replay after a crash, is not sent twice)
  */
@@ -65,6 +67,7 @@ const SIGNAL_LABEL: Readonly<Record<string, string>> = { kol_buy: 'kol', smart_m
 export const markersFrame = (data: string): string => `{"stream":"markers","data":${data}}`;
 
 type StoredMark = [data: string, wallet: string | null, labels: string[] | null];
+type AthMark = [marketCapUsd: number, markerId: string, at: number, data: string];
 
 export interface MarkerStreamsOptions {
   storage: Pick<Storage, 'marks'>;
@@ -72,8 +75,8 @@ export interface MarkerStreamsOptions {
 }
 
 export class MarkerStreams {
-  /** token → its ATH mark [market cap, marker_id, at] (null: none yet), read from `marks` on first use. */
-  private readonly athOf = new Map<string, [number, string, number] | null>();
+  /** token → its ATH mark [market cap, marker_id, at, data] (null: none yet), read from `marks` on first use. */
+  private readonly athOf = new Map<string, AthMark | null>();
 
   /** The marks database as the writes issued left it, committed or not (storage/overlay.ts): what is sent never depends on commit timing. */
   private readonly db: WriteOverlay<unknown>;
@@ -122,7 +125,7 @@ export class MarkerStreams {
     if (labeled !== null) {
       const id = `labeled_trade:${t[TRADE.txHash]}:${t[TRADE.eventIndex]}`;
       const data = `{"event":"labeled_trade","marker_id":${JSON.stringify(id)},${labeled.json.slice(1)}`;
-      this.store(token, id, t[TRADE.at], data, t[TRADE.wallet], [...labels(labeled)]);
+      this.store(token, id, t[TRADE.at], data, t[TRADE.wallet], [...labeled.labels]);
     }
     const quoteUsd = t[TRADE.quoteUsd];
     if (quoteUsd === null) return;
@@ -130,19 +133,22 @@ export class MarkerStreams {
     if (!(mcap >= ATH_RULE.minMarketCapUsd)) return;
     let previous = this.athOf.get(token);
     if (previous === undefined) {
-      previous = (this.db.get([ATH, token]) as [number, string, number] | undefined) ?? null;
+      previous = (this.db.get([ATH, token]) as AthMark | undefined) ?? null;
       this.athOf.set(token, previous);
     }
     if (previous !== null && mcap < previous[0] * (1 + ATH_RULE.stepPct / 100)) return;
     const tradeId = `${t[TRADE.txHash]}:${t[TRADE.eventIndex]}`;
     const id = `ath:${tradeId}`;
     if (previous !== null && previous[1] === id) return;
-    const now: [number, string, number] = [mcap, id, t[TRADE.at]];
-    this.athOf.set(token, now);
-    this.db.put([ATH, token], now);
-    if (previous !== null) this.remove(token, previous[2], previous[1]);
+    const at = t[TRADE.at];
     const detail = { market_cap_usd: mcap, price_usd: t[TRADE.priceQuote] * quoteUsd, pool_address: e.pool_address, trade_id: tradeId };
-    this.mark(token, id, t[TRADE.at], 'ath', 'market', detail, null, null);
+    const data = JSON.stringify({ event: 'mark', token_address: token, marker_id: id, at, type: 'ath', source: 'market', detail });
+    const now: AthMark = [mcap, id, at, data];
+    this.athOf.set(token, now);
+    // One write replaces the previous ATH mark (most tokens reach several: one per 25 % step).
+    this.db.put([ATH, token], now);
+    if (previous !== null) this.publishRemove(token, previous[1]);
+    this.publish(token, data);
   }
 
   /**
@@ -168,7 +174,16 @@ export class MarkerStreams {
 
   /** The frames a new subscriber of `token` gets first: its last RECENT_MARKS marks, oldest first. */
   recentFrames(token: string): string[] {
-    return this.db.last([token], [token, TOP], RECENT_MARKS).map((value) => markersFrame((value as StoredMark)[0]));
+    const recent = this.db.last([token], [token, TOP], RECENT_MARKS).map((value) => (value as StoredMark)[0]);
+    const ath = (this.athOf.get(token) ?? this.db.get([ATH, token])) as AthMark | null | undefined;
+    if (ath) {
+      // In time order among the others (ties: after them); the oldest goes if it makes one too many.
+      let at = recent.length;
+      while (at > 0 && (JSON.parse(recent[at - 1]!) as { at: number }).at > ath[2]) at--;
+      recent.splice(at, 0, ath[3]);
+      if (recent.length > RECENT_MARKS) recent.shift();
+    }
+    return recent.map(markersFrame);
   }
 
   private mark(token: string, id: string, at: number, type: string, source: string, detail: object, wallet: string | null, producedBy: string[] | null): void {
@@ -193,7 +208,14 @@ export class MarkerStreams {
     db.remove([token, at, id]);
     db.remove([EXISTS, token, id]);
     if (stored?.[1]) db.remove([BY_WALLET, stored[1], token, at, id]);
-    this.publish(token, JSON.stringify({ event: 'remove', token_address: token, marker_id: id }));
+    this.publishRemove(token, id);
+  }
+
+  /** A `remove` of `id`, serialized only when the token's topic has subscribers. */
+  private publishRemove(token: string, id: string): void {
+    const sink = this.options.sink();
+    const topic = topics.markers(token);
+    if (sink.has(topic)) sink.publish(topic, markersFrame(JSON.stringify({ event: 'remove', token_address: token, marker_id: id })));
   }
 
   private publish(token: string, data: string): void {
@@ -203,4 +225,3 @@ export class MarkerStreams {
   }
 }
 
-const labels = (labeled: { labels: readonly string[] }): readonly string[] => labeled.labels;

@@ -221,6 +221,8 @@ describe('replay in event-clock mode: the posts, activity and markers streams', 
     expect([...streams].sort()).toEqual(['markers', 'social_posts', 'wallet_activity']);
     const events = new Set(x.map((f) => JSON.parse(f)).filter((m) => m.stream === 'markers').map((m) => m.data.type ?? m.data.event));
     expect(events.has('callout')).toBe(true);
+    // The simulator removed a label in the hour (bot labels, about one an hour): its labeled trades on the token were withdrawn.
+    expect(x.some((f) => f.includes('"event":"remove"') && f.includes('"marker_id":"labeled_trade:'))).toBe(true);
     // A subscriber after the hour: the token's recent marks, the same bytes everywhere.
     const recent: string[][] = [];
     for (const { ws } of live) {
