@@ -14,11 +14,13 @@ export interface RetentionResult {
   candles: number;
   /** Chunks of the wallet order (storage/wallet-index.ts). */
   walletChunks: number;
+  /** Labeled trades (route 21: engine/query/activity.ts). */
+  labeledTrades: number;
 }
 
 /**
  * Retention (ARCHITECTURE.md, "Storage"): trades older than `tradesDays` (30 by
- * default: SERVICE.md's history), 1s and 15s candles older than their own limits;
+ * default: SERVICE.md's history), labeled trades (route 21) as old, 1s and 15s candles older than their own limits;
  * longer candle intervals are kept. Ages are measured on the engine clock, so a
  * replay in event time prunes as of the events' time. A pass walks every pool with a
  * snapshot in slices of POOLS_PER_TURN, yielding between slices, then the wallet order
@@ -26,11 +28,11 @@ export interface RetentionResult {
  * join the turn's transaction.
  */
 export async function pruneOnce(
-  deps: { storage: Storage; trades: TradesRepo; candles: CandlesRepo; clock: Clock },
+  deps: { storage: Storage; trades: TradesRepo; candles: CandlesRepo; clock: Clock; labeledTrades?: { prune(cutoff: number): number } },
   retention: Config['retention'],
 ): Promise<RetentionResult> {
   const now = deps.clock.now();
-  const result: RetentionResult = { pools: 0, tradeBlocks: 0, candles: 0, walletChunks: 0 };
+  const result: RetentionResult = { pools: 0, tradeBlocks: 0, candles: 0, walletChunks: 0, labeledTrades: 0 };
   let slice: string[] = [];
   const run = async (pools: string[]) => {
     for (const pool of pools) {
@@ -50,6 +52,7 @@ export async function pruneOnce(
   }
   if (slice.length > 0) await run(slice);
   result.walletChunks = await pruneWalletIndex(deps.storage, now - retention.tradesDays * DAY);
+  result.labeledTrades = deps.labeledTrades?.prune(now - retention.tradesDays * DAY) ?? 0;
   // Writes commit in order: once this one has, every delete above has too.
   await deps.storage.meta.put('retention:last', now);
   return result;

@@ -87,7 +87,7 @@ export async function startService(engine: Engine): Promise<Service> {
   const limits = createLimits({ plans: config.plans, clock: wall, storage: engine.storage, log: log.child({ part: 'limits' }) });
   const cursorSecret = await loadCursorSecret(engine.storage);
   const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
-  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher, rankings: engine.rankings ?? undefined, chartLines: engine.chartLines });
+  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher, rankings: engine.rankings ?? undefined, chartLines: engine.chartLines, markers: engine.markers });
   engine.attachTopics(ws.sink);
   const port = await server.listen();
   warnIfStale(engine, wall.now());

@@ -19,9 +19,9 @@ import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/index.ts';
 import { ActorHost } from './supervisor/index.ts';
 import { Router } from './supervisor/index.ts';
 import { StaleEpochs } from './supervisor/index.ts';
-import { ChartLineStreams, MarketPublisher, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
+import { ChartLineStreams, DiscoveryStreams, MarketPublisher, MarkerStreams, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/index.ts';
-import { TRADE, type PoolTradeEvent } from './model/index.ts';
+import { TRADE, type PoolGraduatedEvent, type PoolTradeEvent, type SignalEvent } from './model/index.ts';
 import { walletBehavior } from '../actors/wallet/index.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/index.ts';
 import type { WalletState } from '../actors/wallet/index.ts';
@@ -91,6 +91,10 @@ export class Engine {
   /** The pools each wallet traded in lately, for its trades still in memory. */
   private readonly recentWallets = new RecentWalletPools();
   readonly publisher: MarketPublisher;
+  /** The markers stream (engine/topics/markers.ts): the marks a new subscriber gets first. */
+  readonly markers: MarkerStreams;
+  /** Posts, labeled activity and markers on the live path (engine/topics/discovery.ts). */
+  private readonly discovery: DiscoveryStreams;
   /** The live layer's ticks on the engine clock: the publisher's flush, the research refresh (engine/topics/ticker.ts). */
   readonly ticker: Ticker;
   /** The `--source` names this engine knows (engine/sources/index.ts). */
@@ -213,16 +217,24 @@ export class Engine {
     });
     this.research = this.query.research!;
     const research = this.research;
-    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow: (event) => {
-        research.onEvent(event);
-        // Live-layer bookkeeping: a throw is logged, never the batch's.
-        try {
-          chartLines.ingested(event);
-        } catch (err) {
-          this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
-        }
-      },
-    });
+    // Posts, labeled activity and markers: after the actors of each event (the labels
+    // actor has applied a label event when the index follows it), start-up replay included.
+    this.markers = new MarkerStreams({ storage: this.storage, sink: () => this.topicSink });
+    const discovery = (this.discovery = new DiscoveryStreams({ ...this.query.discovery!, markers: this.markers, sink: () => this.topicSink }));
+    this.router.subscribe('pool.trade', (event) => discovery.onTrade(event as PoolTradeEvent), { replay: true });
+    this.router.subscribe('signal', (event) => discovery.onSignal((event as SignalEvent).signal), { replay: true });
+    this.router.subscribe('pool.graduated', (event) => discovery.onGraduated(event as PoolGraduatedEvent), { replay: true });
+    const follow = (event: IngestEvent) => {
+      research.onEvent(event);
+      discovery.onEvent(event);
+      // Live-layer bookkeeping: a throw is logged, never the batch's.
+      try {
+        chartLines.ingested(event);
+      } catch (err) {
+        this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
+      }
+    };
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow });
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));
@@ -287,7 +299,7 @@ export class Engine {
 
   /** One retention pass (engine/retention.ts); a pass already running is joined, not doubled. */
   prune(): Promise<RetentionResult> {
-    this.pruning ??= pruneOnce({ storage: this.storage, trades: this.trades, candles: this.candles, clock: this.clock }, this.config.retention).finally(() => {
+    this.pruning ??= pruneOnce({ storage: this.storage, trades: this.trades, candles: this.candles, clock: this.clock, labeledTrades: this.query.discovery?.activity }, this.config.retention).finally(() => {
       this.pruning = null;
     });
     return this.pruning;

@@ -106,8 +106,16 @@ export interface Storage {
   readonly candles: Database<unknown, Key[]>;
   readonly tokens: Database<unknown, string>;
   readonly pools: Database<unknown, string>;
+  /** The labeled wallets' index (engine/query/labeled-wallets.ts): [label, wallet] and [0, wallet] → the labels in force. */
   readonly labels: Database<unknown, Key[]>;
+  /** post_id → the post as route 18 and the social_posts stream serve it (JSON text). */
   readonly posts: Database<unknown, string>;
+  /** Posts by time: [0, at, post_id], [1, token, at, post_id], [2, author, at, post_id] → nothing (engine/query/posts.ts). */
+  readonly postsIndex: Database<unknown, Key[]>;
+  /** Labeled trades by time: [label or 0, at, slot, tx_index, event_index, pool] → [market_cap_usd, item JSON] (engine/query/activity.ts). */
+  readonly labeledTrades: Database<unknown, Key[]>;
+  /** The markers stream's marks per token and what withdraws them (engine/query/markers.ts). */
+  readonly marks: Database<unknown, Key[]>;
   readonly signals: Database<unknown, Key[]>;
   close(): Promise<void>;
 }
@@ -151,7 +159,10 @@ export function openStorage(path: string): Storage {
     tokens: structured('tokens'),
     pools: structured('pools'),
     labels: db('labels'),
-    posts: structured('posts'),
+    posts: db('posts'),
+    postsIndex: db('posts_index'),
+    labeledTrades: db('labeled_trades'),
+    marks: db('marks'),
     signals: db('signals'),
     close: () => env.close(),
   };

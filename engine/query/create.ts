@@ -11,6 +11,9 @@ import { RankingsQuery } from './rankings.ts';
 import { ResearchFeed } from './search.ts';
 import { MarketState, type ActorReader, type MarketStateOptions } from './state.ts';
 import { TokensQuery } from './tokens.ts';
+import { PostsStore } from './posts.ts';
+import { LabeledWallets } from './labeled-wallets.ts';
+import { LabeledActivity } from './activity.ts';
 import type { RecentWalletPools } from './trade-streams.ts';
 import { TradesQuery } from './trades.ts';
 import { RECENT_TRADES, WalletsQuery, type WalletHosts } from './wallets.ts';
@@ -46,6 +49,7 @@ export function createQuery(options: QueryOptions): Query {
   const tokens = new TokensQuery({ state, sniperSlots });
   const research = new ResearchFeed({ state, pools, storage, log: options.log.child({ part: 'research' }) });
   const trades = new TradesQuery({ state, trades: options.trades, storage, recentWallets: options.recentWallets });
+  const labeled = new LabeledWallets(storage, actors.labels);
   return {
     market: { pools, tokens, trades, candles: new CandlesQuery({ state, history: options.candleHistory }) },
     research,
@@ -59,6 +63,7 @@ export function createQuery(options: QueryOptions): Query {
       : undefined,
     holders: new HoldersQuery({ hosts: actors, state, tokens, pools, creators: research.creators, sniperSlots }),
     rankings: options.feeds ? new RankingsQuery({ state, pools, feeds: options.feeds }) : undefined,
+    discovery: { posts: new PostsStore(storage), labeled, activity: new LabeledActivity(storage, labeled, () => trades, () => actors.clock.now()) },
     status: options.status,
     solPrice: (): SolPrice | null => {
       const quote = actors.quotePrices.get(WSOL);

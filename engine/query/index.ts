@@ -5,7 +5,7 @@
  */
 
 /** The Query port the transport reads through, with the engine's status and the SOL price. */
-export type { EngineStatus, MarketReads, Query, SolPrice } from './query.ts';
+export type { DiscoveryReads, EngineStatus, MarketReads, Query, SolPrice } from './query.ts';
 /** The actor state every route group reads, and what it needs of the actor hosts. */
 export { MarketState, type ActorReader, type MarketStateOptions, type PoolRank } from './state.ts';
 /** GET /pools/{pool}, GET /pools/metrics and a GET /pools item. */
@@ -37,3 +37,9 @@ export type { CreatorPosition } from './creator-index.ts';
 export { RankingsQuery, type RankingEntry, type RankingsPage, type RankingsQueryOptions } from './rankings.ts';
 /** The read facade built in one place (the composition root hands over the parts). */
 export { createQuery, type QueryOptions } from './create.ts';
+/** Route 18 and the social_posts stream: tracked posts, stored by post_id and indexed by time. */
+export { PostsStore, postJson, type PostFilters, type PostItem, type PostPosition } from './posts.ts';
+/** Route 19: the labeled wallets' index (and "is this trader labeled" for every trade). */
+export { LabeledWallets, type LabelChange, type LabeledWalletItem } from './labeled-wallets.ts';
+/** Route 21 and the wallet_activity stream: labeled trades by time, and the caller's own wallets. */
+export { LabeledActivity, labeledItem, type ActivityFilters, type ActivityPosition, type LabeledTrade, type LabeledTradeItem } from './activity.ts';

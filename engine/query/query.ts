@@ -43,6 +43,13 @@ export interface MarketReads {
   candles: CandlesQuery;
 }
 
+/** The discovery and smart-money stores the engine writes as events apply. */
+export interface DiscoveryReads {
+  posts: import('./posts.ts').PostsStore;
+  labeled: import('./labeled-wallets.ts').LabeledWallets;
+  activity: import('./activity.ts').LabeledActivity;
+}
+
 export interface Query {
   /** Pools, tokens, trades and candles (absent in a server started without an engine: 503). */
   market?: MarketReads;
@@ -54,6 +61,8 @@ export interface Query {
   holders?: HoldersQuery;
   /** The ranking feeds, route 16 (absent in a server started without an engine: 503). */
   rankings?: RankingsQuery;
+  /** Posts (route 18), labeled wallets (route 19) and labeled activity (route 21) (absent without an engine: 503). */
+  discovery?: DiscoveryReads;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -119,6 +119,27 @@ export class TradesQuery {
   }
 
   /**
+   * The trades of several wallets merged in one order (route 21's own wallet list,
+   * GET /v1/wallets/activity?wallets=), each with its pool, over the trade lists' window;
+   * `keep` filters before the page is cut. `next`: the last item's position when more follow.
+   */
+  walletsTrades(wallets: readonly string[], opts: TradeListOptions, keep: (t: StoredTrade, p: PoolState) => boolean): { items: Array<[StoredTrade, PoolState]>; next: TradeKey | null } {
+    const w = this.window(opts);
+    const streams: Array<Iterator<[StoredTrade, string]>> = [];
+    for (const wallet of wallets) {
+      streams.push(storedWalletTrades(this.storage, this.trades, wallet, w));
+      for (const address of this.recentWallets.pools(wallet)) {
+        const s = this.state.pool(address);
+        if (s) streams.push(withPool(walletTradesInMemory(s, wallet, w), address));
+      }
+    }
+    const rows = this.inPools(dedup(merge(streams, opts.order === 'asc', tradeOfAddressed), tradeOfAddressed), undefined);
+    const { items, hasMore } = take(filtered(rows, keep), opts.limit);
+    const last = items[items.length - 1]?.[0];
+    return { items, next: hasMore && last ? [last[0], last[1], last[2], last[3]] : null };
+  }
+
+  /**
    * A version of a trades page of GET /pools/{pool}/trades (for the response cache):
    * the pool's seq (its trades and info), its tokens' seqs (a quote token's supply
    * prices the token side), every wallet label's (labels.version), and the second of
@@ -192,6 +213,10 @@ export class TradesQuery {
 
 const tradeOf = (item: [StoredTrade, PoolState]) => item[0];
 const tradeOfAddressed = (item: [StoredTrade, string]) => item[0];
+
+function* filtered(rows: Iterator<[StoredTrade, PoolState]>, keep: (t: StoredTrade, p: PoolState) => boolean): Generator<[StoredTrade, PoolState]> {
+  for (let r = rows.next(); !r.done; r = rows.next()) if (keep(r.value[0], r.value[1])) yield r.value;
+}
 
 /** Each trade paired with its pool (its state, or its address). */
 function* withPool<P>(trades: Iterable<StoredTrade>, pool: P): Generator<[StoredTrade, P]> {

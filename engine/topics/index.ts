@@ -25,3 +25,6 @@ export { LIVE_FLUSH_MS, RankingStreams, type FeedActors, type RankingEntries, ty
 /** The chart_lines stream: its recompute tick, a subscription's first frame, its topic. */
 export { CHART_LINES_MS, ChartLineStreams, chartLinesTopic, type ChartLinesParams, type ChartReads } from './chart-lines.ts';
 export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '../../actors/index.ts';
+/** Posts, labeled activity and markers on the live path (social_posts, wallet_activity, markers). */
+export { DiscoveryStreams, type DiscoveryStreamsOptions } from './discovery.ts';
+export { ATH_RULE, MarkerStreams, RECENT_MARKS, markersFrame, type MarkerStreamsOptions } from './markers.ts';

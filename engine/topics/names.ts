@@ -7,6 +7,9 @@
  * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
  * - `rankings:<feed>:<window>`                        one ranking feed of one window
  * - `chart_lines:<pool>:<token>:<top>:<wallets>:<wallet>` one chart_lines subscription, normalized (chart-lines.ts)
+ * - `social_posts`, `social_posts:<token|*>:<author|*>` posts (every one, or by token and/or author)
+ * - `wallet_activity`, `wallet_activity:<wallet|*>:<label|*>` labeled trades, or a wallet's trades
+ * - `markers:<token_address>`                         the marks and labeled trades of one token
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -19,4 +22,9 @@ export const topics = {
   candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
   rankings: (feed: string, window: string) => `rankings:${feed}:${window}`,
   chartLines: (pool: string, token: string, top: number, wallets: string, wallet: string) => `chart_lines:${pool}:${token}:${top}:${wallets}:${wallet}`,
+  /** social_posts with a token and/or an author (`*`: any); both absent: every post. */
+  socialPosts: (token?: string, author?: string) => (token === undefined && author === undefined ? 'social_posts' : `social_posts:${token ?? '*'}:${author ?? '*'}`),
+  /** wallet_activity of one wallet and/or label (`*`: any); both absent: every labeled trade. */
+  walletActivity: (wallet?: string, label?: string) => (wallet === undefined && label === undefined ? 'wallet_activity' : `wallet_activity:${wallet ?? '*'}:${label ?? '*'}`),
+  markers: (token: string) => `markers:${token}`,
 } as const;

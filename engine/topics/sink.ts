@@ -27,3 +27,16 @@ export const NO_TOPICS: TopicSink = {
   has: () => false,
   publish: () => {},
 };
+
+/**
+ * One event for several topics (social_posts, wallet_activity): the frame is built on
+ * the first topic that has subscribers, then the same bytes go to each such topic.
+ */
+export function fanOut(sink: TopicSink, build: () => string): (topic: string) => void {
+  let frame: string | null = null;
+  return (topic) => {
+    if (!sink.has(topic)) return;
+    frame ??= build();
+    sink.publish(topic, frame);
+  };
+}

@@ -61,6 +61,7 @@ export async function startWsServer(options: { config?: ConfigInput; engine?: En
     candleWatch: engine?.publisher,
     rankings: engine?.rankings ?? undefined,
     chartLines: engine?.chartLines,
+    markers: engine?.markers,
   });
   engine?.attachTopics(endpoint.sink);
   const port = await server.listen();

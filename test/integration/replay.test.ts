@@ -19,6 +19,10 @@ import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
  * Each instance also serves a WebSocket before its ingest, with chart_lines
  * subscriptions on the busiest pools (lines recomputed on the engine-clock ticker):
  * the frames they get are the same bytes in the same order in all three.
+ * Issue 23: each instance also has a WebSocket client subscribed before the events go in
+ * to social_posts (every post), wallet_activity (kol) and markers (the token most
+ * called out in the file); the frames it got are the same across the three, and so are
+ * the recent marks a subscriber gets after the hour.
  */
 
 const cursorSecret = randomBytes(32);
@@ -77,24 +81,60 @@ async function watchChartLines(engine: Engine): Promise<{ done(): Promise<void> 
   };
 }
 
+/** Per instance: its WebSocket server and the stream frames its client got while the events went in. */
+const live: Array<{ ws: WsTestServer; frames: string[] }> = [];
+
+/** The token the file's posts name most (its markers are compared). */
+function calledOut(): string {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.startsWith('{"type":"social_post"')) continue;
+    for (const token of JSON.parse(line).token_addresses as string[]) counts.set(token, (counts.get(token) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+}
+
+/** A WebSocket client on the engine subscribed to the streams compared, before anything is ingested; `done` ends the recording. */
+async function watch(engine: Engine): Promise<() => Promise<void>> {
+  const ws = await startWsServer({ engine });
+  const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+  const subscriptions = [['social_posts', {}], ['wallet_activity', { label: 'kol' }], ['markers', { token_address: calledOut() }]] as const;
+  for (const [stream, payload] of subscriptions) client.send({ type: 'subscribe', stream, payload });
+  const untilPong = async () => {
+    client.send({ type: 'ping' });
+    const frames: string[] = [];
+    for (let m = await client.next(); m.type !== 'pong'; m = await client.next()) frames.push(JSON.stringify(m));
+    return frames;
+  };
+  await untilPong();
+  return async () => {
+    live.push({ ws, frames: await untilPong() });
+    client.ws.close();
+  };
+}
+
 /** The same file as objects through the embedded API, 2,000 events a batch. */
 async function ingestEmbedded(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
-  const watch = await watchChartLines(engine);
+  const watchLines = await watchChartLines(engine);
+  const done = await watch(engine);
   const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   for (let i = 0; i < lines.length; i += 2_000) {
     const results = await Promise.all(lines.slice(i, i + 2_000).map((line) => engine.ingest(JSON.parse(line))));
     expect(results.every((r) => r.status === 'applied')).toBe(true);
   }
-  await watch.done();
+  await watchLines.done();
+  await done();
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
 async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
-  const watch = await watchChartLines(engine);
+  const watchLines = await watchChartLines(engine);
+  const done = await watch(engine);
   await engine.runSource(engine.createSource(`ndjson:${file}`));
-  await watch.done();
+  await watchLines.done();
+  await done();
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
@@ -153,6 +193,11 @@ function paths(): string[] {
   for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks']) {
     for (const window of ['5m', '1h', '6h', '24h']) out.push(`/v1/tokens/rankings/${feed}?window=${window}&limit=40`);
   }
+  // Posts, labeled wallets and labeled activity (routes 18, 19, 21), the callout token's and the busiest wallets'.
+  const token = calledOut();
+  out.push('/v1/tokens/posts?limit=100', `/v1/tokens/posts?token_address=${token}`, '/v1/wallets?limit=100', '/v1/wallets?label=smart_money&limit=20');
+  out.push('/v1/wallets/activity?limit=100', '/v1/wallets/activity?label=kol&limit=50', '/v1/wallets/activity?label=bot&min_market_cap_usd=5000&limit=50');
+  out.push(`/v1/wallets/activity?wallets=${wallets.slice(0, 3).map(([w]) => w).join(',')}&limit=100`);
   return out;
 }
 
@@ -169,10 +214,11 @@ beforeAll(async () => {
   instances.push(await ingestOnce('first'));
   instances.push(await ingestOnce('second'));
   instances.push(await ingestEmbedded('objects'));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   for (const ws of wsServers) await ws.close();
+  for (const { ws } of live) await ws.close();
   for (const i of instances) {
     i.close();
     await i.engine.stop();
@@ -191,7 +237,7 @@ describe('replay in event-clock mode', () => {
     for (const kind of ['ath', 'dev_buy', 'top_buy', 'top_sell', 'watchlist_buy', 'self_buy']) expect([...kinds], kind).toContain(kind);
   });
 
-  it('gives byte-identical responses on every market route, and on the next pages', async () => {
+  it('gives byte-identical responses on every market route, and on the next pages', { timeout: 240_000 }, async () => {
     const [a, b, c] = instances as [EngineServer, EngineServer, EngineServer];
     expect(a.engine.query.status().ingested).toBe(b.engine.query.status().ingested);
     expect(c.engine.query.status().ingested).toBe(a.engine.query.status().ingested);
@@ -230,10 +276,42 @@ describe('replay in event-clock mode', () => {
     expect(paths().filter((p) => p.endsWith('/bonding_curve')).length).toBeGreaterThan(0);
     const deployed = await a.text(paths().find((p) => p.includes('/deployed_tokens'))!);
     expect(deployed.match(/"token_address"/g)?.length).toBe(2);
+    // Posts, labeled wallets and labeled activity had rows to compare.
+    for (const path of ['/v1/tokens/posts?limit=100', '/v1/wallets?limit=100', '/v1/wallets/activity?limit=100', '/v1/wallets/activity?label=kol&limit=50']) {
+      expect((await a.text(path)).match(/"wallet_address"|"post_id"/g)?.length ?? 0, path).toBeGreaterThan(0);
+    }
     // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
     for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
       const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;
       expect(rows, feed).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('replay in event-clock mode: the posts, activity and markers streams', () => {
+  it('sends the same frames in the same order to a client subscribed before the events, and the same recent marks after', async () => {
+    const [x, y, z] = live.map((l) => l.frames) as [string[], string[], string[]];
+    expect(y).toEqual(x);
+    expect(z).toEqual(x);
+    const streams = new Set(x.map((f) => JSON.parse(f).stream));
+    expect([...streams].sort()).toEqual(['markers', 'social_posts', 'wallet_activity']);
+    const events = new Set(x.map((f) => JSON.parse(f)).filter((m) => m.stream === 'markers').map((m) => m.data.type ?? m.data.event));
+    expect(events.has('callout')).toBe(true);
+    // The simulator removed a label in the hour (bot labels, about one an hour): its labeled trades on the token were withdrawn.
+    expect(x.some((f) => f.includes('"event":"remove"') && f.includes('"marker_id":"labeled_trade:'))).toBe(true);
+    // A subscriber after the hour: the token's recent marks, the same bytes everywhere.
+    const recent: string[][] = [];
+    for (const { ws } of live) {
+      const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+      client.send({ type: 'subscribe', stream: 'markers', payload: { token_address: calledOut() } });
+      client.send({ type: 'ping' });
+      const frames: string[] = [];
+      for (let m = await client.next(); m.type !== 'pong'; m = await client.next()) frames.push(JSON.stringify(m));
+      recent.push(frames);
+      client.ws.close();
+    }
+    expect(recent[0]!.length).toBeGreaterThan(0);
+    expect(recent[1]).toEqual(recent[0]);
+    expect(recent[2]).toEqual(recent[0]);
   });
 });

@@ -19,6 +19,8 @@ beforeAll(async () => {
     { type: 'token', token_address: MINT, decimals: 6, supply_raw: '1000000000000000', slot: 1, at: T0 },
     { type: 'pool', pool_address: POOL, base_address: MINT, quote_address: WSOL, dex: 'pumpswap', pool_type: 'amm', created_at: T0, slot: 2 },
   ]) await engine.ingest(e);
+  // The swaps' wallet (swapMaker's second argument) is labeled: its trades are also route 21's labeled trades.
+  await engine.ingest({ type: 'label', wallet_address: MINT, label: 'kol', action: 'add', detail: null, at: T0 });
 });
 afterAll(async () => {
   await engine.stop();
@@ -55,5 +57,9 @@ describe('retention', () => {
     for (const interval of [0, 1]) expect(candleStarts(interval).every((s) => s >= T0 + 31 * DAY)).toBe(true);
     // Longer intervals are kept.
     expect(candleStarts(2)).toContain(T0);
+    // Labeled trades (route 21) as the trades: day 0's two go, with their label's copies.
+    expect(result.labeledTrades).toBe(2);
+    const labeled = (first: number | string) => [...engine.storage.labeledTrades.getKeys({ start: [first], end: [first, Number.MAX_SAFE_INTEGER] })].length;
+    expect([labeled(0), labeled('kol')]).toEqual([4, 4]);
   });
 });

@@ -23,9 +23,6 @@ const get = async (path: string, key = starter) => {
 const NOT_BUILT = [
   '/v1/tokens/signals',
   '/v1/tokens/signals?token_address=So11111111111111111111111111111111111111112',
-  '/v1/tokens/posts',
-  '/v1/wallets',
-  '/v1/wallets/activity',
   '/v1/wallets/signals',
 ];
 

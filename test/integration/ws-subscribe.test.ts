@@ -189,15 +189,15 @@ describe('ignored without an error frame', () => {
 
 describe('error frames (DECISIONS.md)', () => {
   it('5010 NOT_IMPLEMENTED for each stream not built yet, on every paid plan: a Starter key is not told to upgrade', async () => {
-    const notBuilt = ['markers', 'token_signals', 'social_posts', 'wallet_activity', 'wallet_signals'];
+    const notBuilt = ['token_signals', 'wallet_signals'];
     for (const plan of ['starter', 'pro', 'scale'] as const) {
       const { c } = await client(plan);
-      for (const stream of notBuilt) c.subscribe(stream, stream === 'markers' ? { token_address: TOKEN } : {});
+      for (const stream of notBuilt) c.subscribe(stream, {});
       expect(await c.untilPong(), plan).toEqual(
         notBuilt.map((stream) => ({ type: 'error', code: 5010, error: 'NOT_IMPLEMENTED', message: `stream ${stream} is not built in this version of mds`, stream })),
       );
       // An unsubscribe of one is silent.
-      c.unsubscribe('markers', { token_address: TOKEN });
+      c.unsubscribe('token_signals', {});
       expect(await c.untilPong()).toEqual([]);
       c.close();
       await c.closed;

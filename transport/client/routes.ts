@@ -36,8 +36,11 @@ export const HTTP_ROUTES = {
     bondingCurve: '/v1/tokens/:token_address/bonding_curve',
     traders: '/v1/tokens/:token_address/traders',
     rankings: '/v1/tokens/rankings/:feed',
+    posts: '/v1/tokens/posts',
   },
   wallets: {
+    labeled: '/v1/wallets',
+    activity: '/v1/wallets/activity',
     trades: '/v1/wallets/:wallet_address/trades',
     deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens',
     leaderboard: '/v1/wallets/leaderboard',

@@ -20,6 +20,7 @@ import {
   tradersRoute,
   walletTradesRoute,
 } from './handlers/wallets.ts';
+import { activityQuery, activityRoute, labeledWalletsQuery, labeledWalletsRoute, postsQuery, postsRoute } from './handlers/discovery.ts';
 import { rankingsParams, rankingsQuery, rankingsRoute } from './handlers/rankings.ts';
 import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
@@ -133,6 +134,10 @@ export const ROUTES = [
     // Not with label: its plan check is the handler's, which a cached body would skip.
     version: ({ params, query, deps }) => (query.label === undefined ? (deps.query.wallets?.tradersVersion(params.token_address) ?? null) : null),
   }),
+  // Routes 18, 19, 21 (Pro): static `posts` and `activity` before their `:param` siblings.
+  defineRoute({ pattern: '/v1/tokens/posts', auth: true, minPlan: 'pro', query: postsQuery, handler: postsRoute }),
+  defineRoute({ pattern: '/v1/wallets', auth: true, minPlan: 'pro', query: labeledWalletsQuery, handler: labeledWalletsRoute }),
+  defineRoute({ pattern: '/v1/wallets/activity', auth: true, minPlan: 'pro', query: activityQuery, handler: activityRoute }),
   // Static before its `:param` sibling: /v1/wallets/leaderboard is not a wallet address.
   defineRoute({ pattern: '/v1/wallets/leaderboard', auth: true, query: leaderboardQuery, handler: leaderboardRoute, version: ({ deps }) => deps.query.wallets?.leaderboardVersion() ?? null }),
   defineRoute({ pattern: '/v1/wallets/:wallet_address/performance', auth: true, params: z.object({ wallet_address: address }), query: performanceQuery, handler: performanceRoute }),
@@ -180,9 +185,6 @@ export const ROUTES = [
   // parameter order, not the table's, puts /v1/tokens/signals before /v1/tokens/:token_address.
   ...[
     '/v1/tokens/signals',
-    '/v1/tokens/posts',
-    '/v1/wallets',
-    '/v1/wallets/activity',
     '/v1/wallets/signals',
   ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];

@@ -171,6 +171,64 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
       },
     },
   },
+  social_posts: {
+    type: 'object',
+    description:
+      'A tracked social post (INGEST.md `social_post`), the item of GET /v1/tokens/posts, sent once when it is ingested. Payload {token_address?, author?}: posts naming that token and/or by that author; an empty payload: every post. Posts have no deletion event (INGEST.md), so a post is never withdrawn.',
+    required: ['post_id', 'platform', 'author', 'text', 'token_addresses', 'at'],
+    properties: {
+      post_id: { type: 'string' },
+      platform: { type: 'string', description: 'x, telegram, ...' },
+      author: { type: 'string', description: 'Handle' },
+      author_wallet_address: { type: ['string', 'null'] },
+      text: { type: 'string' },
+      url: { type: ['string', 'null'] },
+      token_addresses: { type: 'array', items: ADDRESS },
+      at: { type: 'integer', description: 'Post time, Unix ms' },
+    },
+  },
+  wallet_activity: {
+    type: 'object',
+    description:
+      'A labeled trade (SERVICE.md 6.1 `labeled_trade`, with token_address), the item of GET /v1/wallets/activity, described from the pool\'s base token. Payload {label?, wallets?}: without wallets, trades of wallets with a label in force (of `label`, or any) at the trade; with wallets (1 to 100), the trades of those wallets whether labeled or not (labels [] then), of `label` only when given. `labels` are the labels in force at the trade with each label event\'s detail.',
+    required: ['trade_id', 'at', 'token_address', 'pool_address', 'wallet_address', 'labels', 'type', 'token_amount', 'amount_quote', 'price_quote', 'market_cap_quote'],
+    properties: {
+      trade_id: { type: 'string' },
+      at: { type: 'integer' },
+      token_address: ADDRESS,
+      pool_address: ADDRESS,
+      wallet_address: ADDRESS,
+      labels: { type: 'array', items: { type: 'object', required: ['label'], properties: { label: { type: 'string' }, detail: { type: ['object', 'null'] } } } },
+      type: { type: 'string', enum: ['buy', 'sell'] },
+      token_amount: { type: 'number' },
+      amount_usd: NUMBER_OR_NULL,
+      amount_quote: { type: 'number' },
+      price_usd: NUMBER_OR_NULL,
+      price_quote: { type: 'number' },
+      market_cap_usd: NUMBER_OR_NULL,
+      market_cap_quote: { type: 'number' },
+    },
+  },
+  markers: {
+    type: 'object',
+    description: [
+      'Marks on one token\'s chart (SERVICE.md 6.1). Every event carries token_address. event:',
+      '- mark: marker_id, at, type, source, detail. Types: `callout` (a post naming the token; source its platform; detail {post_id, author, author_wallet_address, url}; marker_id `callout:<post_id>`), `signal` (a signal on the token; source its kind; detail {signal_id, kind, score, pool_address, wallet_addresses}; `signal:<signal_id>`), `migration` (a curve of the token graduated into another pool, at its migration event; source `market`; detail {from_pool_address, to_pool_address}; `migration:<curve>`), `ath` (a new all-time high; source `market`; detail {market_cap_usd, price_usd, pool_address, trade_id}; `ath:<trade_id>`). ATH rule: a trade of the token (as its pool\'s base token, USD known) with market_cap_usd at least 10,000 and at least 1.25 times the market cap of the token\'s previous ATH mark; each such trade is above every earlier one, and a new ATH mark withdraws the previous (one ATH mark per token).',
+      '- labeled_trade: a trade of a wallet with a label in force (the wallet_activity item), with marker_id `labeled_trade:<trade_id>`.',
+      '- remove: marker_id: delete that mark. Sent when a label is removed from a wallet: its labeled trades that carried the label are withdrawn (one whose wallet keeps other labels follows at once as a labeled_trade with the same marker_id and the labels left), and so are the signal marks of one wallet that label produced (the signal\'s detail.labels, or `kol` for kol_buy and `smart_money` for smart_money_buy); and for the previous ATH mark. Posts have no deletion event in INGEST.md, so callouts are never withdrawn.',
+      'marker_ids come from the events\' own ids: the same on every replay. Right after subscribing, the token\'s last 50 marks still in force (marks and labeled trades) are sent, oldest first, as the events they went out as (each counts as a message).',
+    ].join('\n'),
+    required: ['event', 'token_address', 'marker_id'],
+    properties: {
+      event: { type: 'string', enum: ['mark', 'remove', 'labeled_trade'] },
+      token_address: ADDRESS,
+      marker_id: { type: 'string' },
+      at: { type: 'integer' },
+      type: { type: 'string', description: 'mark: callout, signal, migration, ath; labeled_trade: buy or sell' },
+      source: { type: 'string' },
+      detail: { type: ['object', 'null'] },
+    },
+  },
 };
 
 const WATCHED: Record<LiveStream, string> = {
@@ -181,6 +239,9 @@ const WATCHED: Record<LiveStream, string> = {
   pool_trades: 'Watches one item: the pool.',
   rankings: 'Watches one item: the (feed, window).',
   chart_lines: 'Pro and Scale only (other plans get error frame 4033 PLAN_REQUIRED). Watches 1 + n items: the pool, and each distinct wallet named in wallet_addresses and wallet_address (a wallet in both counts once).',
+  social_posts: 'Watches one item: the subscription (every post, a token\'s, an author\'s, or both).',
+  wallet_activity: 'Watches one item per wallet of `wallets`; without wallets, one item: the subscription (every labeled trade, or one label\'s).',
+  markers: 'Watches one item: the token.',
 };
 
 const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).
@@ -188,8 +249,8 @@ const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVI
 Choices where the specification is open:
 - Authentication: \`Authorization: Bearer <key>\` at the upgrade, or a first frame \`{"type":"auth","key":"..."}\` within 5 s (answered \`{"type":"auth","status":"ok"}\`; no reply is sent for the header). Frames that arrive before authentication completes (before or after the auth frame) are held and applied in order once it does, never rejected; at most 64 KiB of them. A later auth frame with the same account's key is answered ok again.
 - Close codes: ${CLOSE.invalidKey} invalid or revoked key (also when a key is revoked while connected), ${CLOSE.planRequired} plan in force is Free (also when the grace period ends), ${CLOSE.authTimeout} no auth frame within 5 s, ${CLOSE.limit} connection limit of the plan or the monthly message allowance past 110 %, ${CLOSE.badFrame} a frame over 16 KiB, not JSON, or not a JSON object, ${CLOSE.slowConsumer} slow consumer, ${CLOSE.goingAway} server shutting down, ${CLOSE.internal} internal error. A frame over 256 KiB (16 times the limit) or a text frame that is not UTF-8 is cut by the WebSocket layer without a close frame (1006).
-- Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream markers is not built in this version of mds","stream":"markers"}\` for a stream SERVICE.md names that this version does not build (${[...NOT_BUILT_STREAMS].join(', ')}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter once it is built; \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
-- Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools, tokens and wallets named (chart_lines: its pool and each distinct wallet), counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
+- Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream token_signals is not built in this version of mds","stream":"token_signals"}\` for a stream SERVICE.md names that this version does not build (${[...NOT_BUILT_STREAMS].join(', ')}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter (nothing is subscribed); \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
+- Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools, tokens and wallets named (chart_lines: its pool and each distinct wallet; each stream's count is in its channel's description), counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
 - Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
 - Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (a graduated pool's candles continue those of the curve it graduated from, as on the candles route, so a resume by time from before the graduation gets the curve's candles too) (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq. A seq counts every change of the series, watched or not, so a resume with the current seq gets an empty candles list and nothing else does; a seq the series has not reached counts as too old. After a restart of the server (or a rebuild of the pool's state) every seq moves on by one or more gaps of 2^20 (more each time the same saved state is loaded again): a seq from before is never handed out again for other candles, and resuming with it sends the candles since resume_after_time.
 - Backpressure: a connection whose unsent data passes 1 MiB is a slow consumer. Its streams stop at once, so it never gets a frame after a missing one; once it reads again it gets what was queued and then close 4008. One that reads nothing for 2 s more is cut without a close frame. Other connections are not affected.

@@ -8,10 +8,10 @@ import type { TopicSink } from '../../engine/topics/index.ts';
 import { DISABLED } from '../uws.ts';
 import { Hub, type HubConnection } from './hub.ts';
 import { CLOSE } from './protocol.ts';
-import { Connection, type CandleResumeSource, type CandleWatch, type ChartLinesSource, type RankingSnapshots, type SessionContext, type UserData } from './session.ts';
+import { Connection, type CandleResumeSource, type CandleWatch, type ChartLinesSource, type MarkerSnapshots, type RankingSnapshots, type SessionContext, type UserData } from './session.ts';
 
 /** What /ws needs of the engine for candles: resume reads and new-subscription notices. */
-export type { CandleResumeSource, CandleWatch, ChartLinesSource, RankingSnapshots } from './session.ts';
+export type { CandleResumeSource, CandleWatch, ChartLinesSource, MarkerSnapshots, RankingSnapshots } from './session.ts';
 /** The close codes the server sends. */
 export { CLOSE } from './protocol.ts';
 /** The AsyncAPI 3.1 description of /ws, for GET /asyncapi.json. */
@@ -31,6 +31,8 @@ export interface WebSocketDeps {
   rankings?: RankingSnapshots;
   /** The engine's chart_lines stream (`engine.chartLines`): the lines a chart_lines subscriber gets first. */
   chartLines?: ChartLinesSource;
+  /** The engine's markers stream (`engine.markers`): the recent marks a markers subscriber gets first. */
+  markers?: MarkerSnapshots;
 }
 
 export interface WebSocketEndpoint {
@@ -71,7 +73,7 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     },
   });
   const ctx: SessionContext = {
-    config, log, keys: deps.keys, limits: deps.limits, hub, metrics: deps.metrics, candles: deps.candles, candleWatch: deps.candleWatch, rankings: deps.rankings, chartLines: deps.chartLines, connections,
+    config, log, keys: deps.keys, limits: deps.limits, hub, metrics: deps.metrics, candles: deps.candles, candleWatch: deps.candleWatch, rankings: deps.rankings, chartLines: deps.chartLines, markers: deps.markers, connections,
   };
 
   // The plan in force became free (grace ended): its open streams close with 4402. A

@@ -38,7 +38,7 @@ export const PRO_STREAMS: ReadonlySet<string> = new Set(['markers', 'chart_lines
  * 5010 NOT_IMPLEMENTED naming the stream, on every plan (a Starter key is not told to
  * upgrade for something no plan gets), and nothing is subscribed.
  */
-export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set([...PRO_STREAMS].filter((s) => s !== 'chart_lines'));
+export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set(['token_signals', 'wallet_signals']);
 
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
@@ -75,6 +75,11 @@ export const payloadSchemas = {
     wallet_addresses: z.array(address).max(20).default([]),
     wallet_address: address.optional(),
   }),
+  /** DECISIONS.md: {token_address?, author?}; empty: every post. */
+  social_posts: z.object({ token_address: address.optional(), author: z.string().min(1).max(256).optional() }),
+  /** DECISIONS.md: {label?, wallets? (up to 100)}; empty: every labeled trade. */
+  wallet_activity: z.object({ label: z.string().min(1).max(64).optional(), wallets: z.array(address).min(1).max(100).optional() }),
+  markers: z.object({ token_address: address }),
 } as const;
 
 export type LiveStream = keyof typeof payloadSchemas;
@@ -110,6 +115,8 @@ export interface Subscription {
   items: string[];
   /** candles with resume_after_seq or resume_after_time: the payload, for the resume read. */
   resume: CandlesPayload | null;
+  /** markers: the token whose recent marks are sent right after subscribing. */
+  markers?: string;
   /** rankings: the feed and window, whose snapshot is sent right after subscribing. */
   rankings?: { feed: FeedName; window: RankingWindow };
   /** chart_lines: the normalized parameters, whose current lines are sent right after subscribing. */
@@ -183,6 +190,37 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
       const topic = chartLinesTopic(params);
       const items = [...new Set([params.pool_address, ...params.wallet_addresses, ...(params.wallet_address ? [params.wallet_address] : [])])];
       return { stream: 'chart_lines', key: topic, channels: [{ name: topic, topic, subscriptionId: null, item: items }], items, resume: null, chartLines: params };
+    }
+    case 'social_posts': {
+      // One watched item, named by its topic (every post, a token's, an author's or both).
+      const { token_address, author } = result.data as { token_address?: string; author?: string };
+      const topic = topics.socialPosts(token_address, author);
+      return single('social_posts', topic, null, topic);
+    }
+    case 'wallet_activity': {
+      const { label, wallets } = result.data as { label?: string; wallets?: string[] };
+      if (wallets === undefined) {
+        // Every labeled trade, or one label's: one watched item, named by its topic.
+        const topic = topics.walletActivity(undefined, label);
+        return single('wallet_activity', topic, null, topic);
+      }
+      // The caller's own wallets: one channel and one watched item per wallet (as pool_metrics's pools).
+      const list = [...new Set(wallets)].sort();
+      return {
+        stream: 'wallet_activity',
+        key: `wallet_activity:${label ?? '*'}:${list.join(',')}`,
+        channels: list.map((wallet) => {
+          const topic = topics.walletActivity(wallet, label);
+          return { name: topic, topic, subscriptionId: null, item: wallet };
+        }),
+        items: list,
+        resume: null,
+      };
+    }
+    case 'markers': {
+      // One watched item: the token.
+      const token = (result.data as { token_address: string }).token_address;
+      return { ...single('markers', topics.markers(token), null, token), markers: token };
     }
   }
 }

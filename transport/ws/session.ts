@@ -43,6 +43,11 @@ export interface ChartLinesSource {
   subscribed(params: ChartLinesParams): string;
 }
 
+/** The markers stream (engine/topics MarkerStreams.recentFrames): the marks a new subscriber gets first. */
+export interface MarkerSnapshots {
+  recentFrames(token: string): string[];
+}
+
 /** What uWS keeps per socket: the header read at the upgrade, then the connection. */
 export interface UserData {
   authorization: string;
@@ -61,6 +66,7 @@ export interface SessionContext {
   candleWatch?: CandleWatch;
   rankings?: RankingSnapshots;
   chartLines?: ChartLinesSource;
+  markers?: MarkerSnapshots;
   /** Open connections, for closing them all at shutdown. */
   connections: Set<Connection>;
 }
@@ -288,11 +294,35 @@ export class Connection implements HubConnection {
     if (sub.resume) this.resume(sub.resume);
     // rankings: the (feed, window)'s snapshot (SERVICE.md 6.2), the same bytes for every
     // subscriber until the feed changes; it carries the seq of the last window batch it
-    // includes. chart_lines: the current lines. The channel is joined first, so the next
-    // frame published reaches this connection after this one.
+    // includes. chart_lines: the current lines. markers: the token's recent marks. The
+    // channel is joined first, so the next frame published reaches this connection after these.
     const { rankings, chartLines } = sub;
     if (rankings) this.direct('rankings', () => this.ctx.rankings?.snapshotFrame(rankings.feed, rankings.window));
     if (chartLines) this.direct('chart_lines', () => this.ctx.chartLines?.subscribed(chartLines));
+    if (sub.markers !== undefined) this.recentMarks(sub.markers);
+  }
+
+  /**
+   * markers: the token's recent marks still in force right after subscribing, oldest
+   * first, as the events they went out as (the channel is joined first, so a mark
+   * published later reaches this connection after them). Each counts as a data message.
+   */
+  private recentMarks(token: string): void {
+    const source = this.ctx.markers;
+    if (!source) return;
+    let frames: string[];
+    try {
+      frames = source.recentFrames(token);
+    } catch (err) {
+      this.ctx.log.error({ err, token }, 'ws: recent marks failed');
+      return;
+    }
+    let sent = 0;
+    for (const frame of frames) {
+      if (!this.send(frame)) break;
+      sent++;
+    }
+    if (sent > 0) this.ctx.hub.countDirect(this, sent);
   }
 
   /** A data frame for this connection alone right after subscribing (counted); a read that throws sends nothing. */
