@@ -6,3 +6,4 @@ export { decodeTrade, dedup, merge, readNumberAt, skipValue, windowed } from './
 export { TradesRepo, findAt, type EncodedTrades } from './trades.repo.ts';
 export { pruneWalletIndex, storedWalletTrades } from './wallet-index.ts';
 export { WalletIndexer } from './wallet-indexer.ts';
+export { SignalsRepo, type SignalPage, type SignalPosition } from './signals.repo.ts';

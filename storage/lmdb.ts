@@ -108,7 +108,10 @@ export interface Storage {
   readonly pools: Database<unknown, string>;
   readonly labels: Database<unknown, Key[]>;
   readonly posts: Database<unknown, string>;
-  readonly signals: Database<unknown, Key[]>;
+  /** signal_id → signal (storage/signals.repo.ts). */
+  readonly signals: Database<unknown, string>;
+  /** The signals' index keys (storage/signals.repo.ts): routes 17 and 22 newest first. */
+  readonly signalIndex: Database<unknown, Key[]>;
   close(): Promise<void>;
 }
 
@@ -152,7 +155,8 @@ export function openStorage(path: string): Storage {
     pools: structured('pools'),
     labels: db('labels'),
     posts: structured('posts'),
-    signals: db('signals'),
+    signals: structured('signals'),
+    signalIndex: db('signal_index'),
     close: () => env.close(),
   };
 }

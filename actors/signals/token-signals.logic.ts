@@ -39,10 +39,22 @@ export interface GraduationInput {
   launched_at: number | null;
 }
 
+/** A TokenSignals as plain data (the token-signals actor's snapshot). */
+export interface TokenSignalsData {
+  cooldowns: Array<[string, number]>;
+  volume: number[];
+  newest: number | null;
+  firstTradeAt: number | null;
+  athUsd: number;
+  athAt: number;
+  progress: Array<[string, number]>;
+  cluster: { wallet: string; at: number; usd: number }[];
+}
+
 export class TokenSignals {
   readonly token: string;
   private readonly t: Readonly<SignalThresholds>;
-  private readonly cooldowns = new Cooldowns();
+  private cooldowns = new Cooldowns();
   /** Rolling USD volume: a ring of buckets of `bucketMs`, `newest` the absolute number of the newest bucket. */
   private readonly volume: Float64Array;
   private newest = -Infinity;
@@ -61,9 +73,41 @@ export class TokenSignals {
     this.volume = new Float64Array(Math.ceil((v.windowMs + v.baselineMs) / v.bucketMs));
   }
 
-  /** The signals one trade of the token fires, in kind order. */
-  onTrade(trade: SignalTrade, ctx: TradeContext): Signal[] {
-    const out: Signal[] = [];
+  /** Plain data for a snapshot (fromData gives the same state back). */
+  toData(): TokenSignalsData {
+    return {
+      cooldowns: this.cooldowns.toData(),
+      volume: Array.from(this.volume),
+      newest: Number.isFinite(this.newest) ? this.newest : null,
+      firstTradeAt: Number.isFinite(this.firstTradeAt) ? this.firstTradeAt : null,
+      athUsd: this.athUsd,
+      athAt: this.athAt,
+      progress: [...this.progress],
+      cluster: this.cluster,
+    };
+  }
+
+  static fromData(token: string, data: TokenSignalsData, thresholds: Readonly<SignalThresholds> = SIGNAL_DEFAULTS): TokenSignals {
+    const s = new TokenSignals(token, thresholds);
+    s.cooldowns = new Cooldowns(data.cooldowns);
+    // A ring of another length (bucketMs or the windows changed in the config) starts empty.
+    if (data.volume.length === s.volume.length) s.volume.set(data.volume);
+    s.newest = data.volume.length === s.volume.length && data.newest !== null ? data.newest : -Infinity;
+    s.firstTradeAt = data.firstTradeAt ?? Infinity;
+    s.athUsd = data.athUsd;
+    s.athAt = data.athAt;
+    for (const [pool, progress] of data.progress) s.progress.set(pool, progress);
+    s.cluster = data.cluster;
+    return s;
+  }
+
+  /** How many cooldown keys it holds (the actor prunes past a few). */
+  get cooldownCount(): number {
+    return this.cooldowns.size;
+  }
+
+  /** The signals one trade of the token fires, in kind order, pushed to `out` (returned). */
+  onTrade(trade: SignalTrade, ctx: TradeContext, out: Signal[] = []): Signal[] {
     if (trade.at < this.firstTradeAt) this.firstTradeAt = trade.at;
     this.volumeSpike(trade, out);
     this.priceBreakout(trade, out);
@@ -259,6 +303,7 @@ export class TokenSignals {
         wallet_count: wallets.length,
         buys_usd: usd,
         window_ms: c.windowMs,
+        market_cap_usd: trade.market_cap_usd,
       }),
     );
   }

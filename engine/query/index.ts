@@ -37,3 +37,5 @@ export type { CreatorPosition } from './creator-index.ts';
 export { RankingsQuery, type RankingEntry, type RankingsPage, type RankingsQueryOptions } from './rankings.ts';
 /** The read facade built in one place (the composition root hands over the parts). */
 export { createQuery, type QueryOptions } from './create.ts';
+/** GET /tokens/signals and GET /wallets/signals over the signals store. */
+export { BOT_LABELS, SIGNAL_WINDOWS_MS, SignalsQuery, walletSignalFilter, type SignalWindow, type WalletSignalFilters } from './signals.ts';

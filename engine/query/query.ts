@@ -54,6 +54,8 @@ export interface Query {
   holders?: HoldersQuery;
   /** The ranking feeds, route 16 (absent in a server started without an engine: 503). */
   rankings?: RankingsQuery;
+  /** Signals, routes 17 and 22 (absent when off, or without an engine: 503). */
+  signals?: import('./signals.ts').SignalsQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

@@ -23,3 +23,5 @@ export { Ticker, type Tick, type TickPass, type TickSubscriber, type TickerOptio
 /** The rankings stream and the feeds' ticks; the feed and window names a subscription may give. */
 export { LIVE_FLUSH_MS, RankingStreams, type FeedActors, type RankingEntries, type RankingStreamsOptions, type RankingTicker } from './rankings.ts';
 export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '../../actors/index.ts';
+/** token_signals and wallet_signals: each signal serialized once, to every topic that may want it. */
+export { MIN_WALLETS_MAX, publishSignal } from './signals.ts';

@@ -6,6 +6,8 @@
  * - `pool_metrics:<pool_address>`                     metrics of one pool
  * - `candles:<pool>:<interval>:<mode>:<currency>`     one candle series
  * - `rankings:<feed>:<window>`                        one ranking feed of one window
+ * - `token_signals:<token|*>:<kind|*>`                token signals of one token and/or kind, or all
+ * - `wallet_signals:<wallet|*>:<token|*>:<min_wallets>` wallet signals naming one wallet and/or of one token, with at least min_wallets wallets
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -17,4 +19,6 @@ export const topics = {
   poolMetrics: (pool: string) => `pool_metrics:${pool}`,
   candles: (pool: string, interval: string, mode: string, currency: string) => `candles:${pool}:${interval}:${mode}:${currency}`,
   rankings: (feed: string, window: string) => `rankings:${feed}:${window}`,
+  tokenSignals: (token: string | null, kind: string | null) => `token_signals:${token ?? '*'}:${kind ?? '*'}`,
+  walletSignals: (wallet: string | null, token: string | null, minWallets: number) => `wallet_signals:${wallet ?? '*'}:${token ?? '*'}:${minWallets}`,
 } as const;
