@@ -189,7 +189,7 @@ describe('ignored without an error frame', () => {
 
 describe('error frames (DECISIONS.md)', () => {
   it('5010 NOT_IMPLEMENTED for each stream not built yet, on every paid plan: a Starter key is not told to upgrade', async () => {
-    const notBuilt = ['markers', 'chart_lines', 'token_signals', 'social_posts', 'wallet_activity', 'wallet_signals'];
+    const notBuilt = ['markers', 'chart_lines', 'social_posts', 'wallet_activity'];
     for (const plan of ['starter', 'pro', 'scale'] as const) {
       const { c } = await client(plan);
       for (const stream of notBuilt) c.subscribe(stream, stream === 'markers' ? { token_address: TOKEN } : {});

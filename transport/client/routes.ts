@@ -36,11 +36,13 @@ export const HTTP_ROUTES = {
     bondingCurve: '/v1/tokens/:token_address/bonding_curve',
     traders: '/v1/tokens/:token_address/traders',
     rankings: '/v1/tokens/rankings/:feed',
+    signals: '/v1/tokens/signals',
   },
   wallets: {
     trades: '/v1/wallets/:wallet_address/trades',
     deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens',
     leaderboard: '/v1/wallets/leaderboard',
+    signals: '/v1/wallets/signals',
     performance: '/v1/wallets/:wallet_address/performance',
     positions: '/v1/wallets/:wallet_address/positions',
     dailyPnl: '/v1/wallets/:wallet_address/daily_pnl',

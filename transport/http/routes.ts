@@ -21,6 +21,7 @@ import {
   walletTradesRoute,
 } from './handlers/wallets.ts';
 import { rankingsParams, rankingsQuery, rankingsRoute } from './handlers/rankings.ts';
+import { tokenSignalsQuery, tokenSignalsRoute, walletSignalsQuery, walletSignalsRoute } from './handlers/signals.ts';
 import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
@@ -114,6 +115,9 @@ export const ROUTES = [
   defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
   // Route 16; static `rankings` before /v1/tokens/:token_address (uWS matches static segments first).
   defineRoute({ pattern: '/v1/tokens/rankings/:feed', auth: true, params: rankingsParams, query: rankingsQuery, handler: rankingsRoute }),
+  // Routes 17 and 22 (Pro); static `signals` before the `:address` siblings.
+  defineRoute({ pattern: '/v1/tokens/signals', auth: true, minPlan: 'pro', query: tokenSignalsQuery, handler: tokenSignalsRoute }),
+  defineRoute({ pattern: '/v1/wallets/signals', auth: true, minPlan: 'pro', query: walletSignalsQuery, handler: walletSignalsRoute }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
   defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), query: tokenPoolsQuery, handler: tokenPools }),
   defineRoute({
@@ -179,10 +183,8 @@ export const ROUTES = [
   // SERVICE.md lists by purpose only). Last on purpose: the router's static-before-
   // parameter order, not the table's, puts /v1/tokens/signals before /v1/tokens/:token_address.
   ...[
-    '/v1/tokens/signals',
     '/v1/tokens/posts',
     '/v1/wallets',
     '/v1/wallets/activity',
-    '/v1/wallets/signals',
   ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];

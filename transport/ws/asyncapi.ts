@@ -24,6 +24,23 @@ function schemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** token_signals and wallet_signals events: the signal (SERVICE.md has no shape; DECISIONS.md: the HTTP routes' object, `event` = kind). */
+const SIGNAL_EVENT = {
+  type: 'object',
+  required: ['event', 'signal_id', 'kind', 'token_address', 'pool_address', 'wallet_addresses', 'at', 'score', 'detail'],
+  properties: {
+    event: { type: 'string', description: 'the kind' },
+    signal_id: { type: 'string' },
+    kind: { type: 'string' },
+    token_address: ADDRESS,
+    pool_address: { type: ['string', 'null'] },
+    wallet_addresses: { type: 'array', items: ADDRESS },
+    at: { type: 'integer' },
+    score: { type: 'number', minimum: 0, maximum: 1 },
+    detail: { type: 'object' },
+  },
+};
+
 const tradeRecord = {
   type: 'object',
   description: 'Trade record (SERVICE.md 2.8), described from the subscribed token’s side on token_trades.',
@@ -132,6 +149,16 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
       pool_addresses: { type: ['array', 'null'], items: ADDRESS },
     },
   },
+  token_signals: {
+    ...SIGNAL_EVENT,
+    description:
+      'A token signal (volume_spike, price_breakout, smart_money_buy, kol_buy, dev_sell, whale_buy, migration, almost_bonded) as GET /v1/tokens/signals lists it, with `event` = its kind, sent once when it fires (live; a replay after a restart sends nothing again). token_address and kind narrow it; an empty payload gets every token signal. Formulas and thresholds: GET /v1/tokens/signals in the OpenAPI description.',
+  },
+  wallet_signals: {
+    ...SIGNAL_EVENT,
+    description:
+      'A wallet signal (cluster_buy, big_win, first_buy) as GET /v1/wallets/signals lists it, with `event` = its kind, sent once when it fires. wallets (1 to 100): signals naming any of them; token_address: of that token; min_wallets (1 to 20, default 1): signals naming at least that many distinct wallets (a cluster_buy its cluster, the others one). An empty payload gets every wallet signal. A signal naming several of the subscribed wallets (a cluster) arrives once per such wallet: each wallet is its own channel; a client dedups by signal_id.',
+  },
 };
 
 const WATCHED: Record<LiveStream, string> = {
@@ -141,6 +168,8 @@ const WATCHED: Record<LiveStream, string> = {
   token_trades: 'Watches one item: the token.',
   pool_trades: 'Watches one item: the pool.',
   rankings: 'Watches one item: the (feed, window).',
+  token_signals: 'Watches one item: the (token_address, kind) it names, an empty payload included.',
+  wallet_signals: 'Watches one item per wallet named, or one when it names none (token_address and min_wallets add none).',
 };
 
 const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).

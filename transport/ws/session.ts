@@ -248,11 +248,9 @@ export class Connection implements HubConnection {
       if (subscribing) this.sendControl(errorFrame(5010, notBuilt(`stream ${stream}`).message, stream));
       return null;
     }
-    if (PRO_STREAMS.has(stream)) {
-      // Once a Pro-only stream is built (and out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
-      if (subscribing && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
-        this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
-      }
+    if (PRO_STREAMS.has(stream) && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
+      // A built Pro-only stream (out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
+      if (subscribing) this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       return null;
     }
     return parseSubscription(stream, payload);
