@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
 import { createEngine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
+import { TestClient, startWsServer } from '../helpers/ws.ts';
+import { TOKEN_SIGNAL_KINDS, WALLET_SIGNAL_KINDS } from '../../engine/model/index.ts';
 import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 /**
@@ -13,7 +15,8 @@ import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts'
  * (cursors included: both servers sign them with the same key). A third time the same
  * events go in as objects through the embedded API: the actors then apply the objects,
  * where the NDJSON source's swaps reach them built from the parse workers' columns
- * (engine/ingest/swap-columns.ts); the responses are the same bytes.
+ * (engine/ingest/swap-columns.ts); the responses are the same bytes. The two NDJSON
+ * runs also serve a WebSocket client subscribed to every signal: the same frames.
  */
 
 const cursorSecret = randomBytes(32);
@@ -32,9 +35,32 @@ async function ingestEmbedded(name: string): Promise<EngineServer> {
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
+/** The token_signals and wallet_signals frames of each NDJSON run, as the WebSocket client received their bytes. */
+const signalFrames: string[][] = [];
+
+/**
+ * The file through the NDJSON source, with a Pro WebSocket client subscribed to every
+ * token and wallet signal from before the first event: its frames, as received, in
+ * `signalFrames`.
+ */
 async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
+  const ws = await startWsServer({ engine });
+  const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+  const frames: string[] = [];
+  client.ws.on('message', (data) => {
+    const text = data.toString();
+    if (text.includes('"stream":"token_signals"') || text.includes('"stream":"wallet_signals"')) frames.push(text);
+  });
+  client.subscribe('token_signals', {});
+  client.subscribe('wallet_signals', {});
+  expect(await client.untilPong()).toEqual([]);
   await engine.runSource(engine.createSource(`ndjson:${file}`));
+  // Frames published before the pong's reply reach the client before it.
+  await client.untilPong();
+  client.ws.close();
+  await ws.close();
+  signalFrames.push(frames);
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
@@ -93,6 +119,12 @@ function paths(): string[] {
   for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks']) {
     for (const window of ['5m', '1h', '6h', '24h']) out.push(`/v1/tokens/rankings/${feed}?window=${window}&limit=40`);
   }
+  // Signals (routes 17 and 22): the latest per token, per kind, the picked tokens', the wallet kinds with and without filters.
+  out.push('/v1/tokens/signals?limit=100');
+  for (const kind of TOKEN_SIGNAL_KINDS) out.push(`/v1/tokens/signals?kind=${kind}&limit=20`);
+  for (const p of picked) out.push(`/v1/tokens/signals?token_address=${p.base}&limit=50`);
+  out.push('/v1/wallets/signals?window=24h&limit=100', '/v1/wallets/signals?window=24h&include_bots=true&limit=100', '/v1/wallets/signals?window=24h&min_wallets=3&limit=20');
+  out.push('/v1/wallets/signals?window=1h&min_profit_usd=1000&limit=20', `/v1/wallets/signals?window=24h&wallets=${wallets.slice(0, 3).map(([w]) => w).join(',')}&limit=20`);
   return out;
 }
 
@@ -103,7 +135,7 @@ beforeAll(async () => {
   instances.push(await ingestOnce('first'));
   instances.push(await ingestOnce('second'));
   instances.push(await ingestEmbedded('objects'));
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   for (const i of instances) {
@@ -153,6 +185,16 @@ describe('replay in event-clock mode', () => {
     expect(paths().filter((p) => p.endsWith('/bonding_curve')).length).toBeGreaterThan(0);
     const deployed = await a.text(paths().find((p) => p.includes('/deployed_tokens'))!);
     expect(deployed.match(/"token_address"/g)?.length).toBe(2);
+    // Every signal kind fired in the hour, and the WebSocket clients of both NDJSON runs got the same frames, byte for byte.
+    for (const kind of [...TOKEN_SIGNAL_KINDS, ...WALLET_SIGNAL_KINDS]) {
+      const listed = kind === 'cluster_buy' || kind === 'big_win' || kind === 'first_buy' ? await a.text('/v1/wallets/signals?window=24h&include_bots=true&limit=100') : await a.text(`/v1/tokens/signals?kind=${kind}&limit=20`);
+      expect(listed.includes(`"kind":"${kind}"`), kind).toBe(true);
+    }
+    const [framesA, framesB] = signalFrames as [string[], string[]];
+    expect(framesA.length).toBeGreaterThan(100);
+    expect(framesB).toEqual(framesA);
+    // What the stream sent is what the store holds: as many frames as signals.
+    expect(framesA.length).toBe(a.engine.signals!.count());
     // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
     for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
       const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;
