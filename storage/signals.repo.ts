@@ -87,9 +87,10 @@ export class SignalsRepo {
     if (current !== undefined) writes.push(signalIndex.remove([...prefix, current, token]));
     writes.push(signalIndex.put([...prefix, at, token], id), signalIndex.put(pointer, at));
     this.latestPending.set(name, at);
-    void writes[writes.length - 1]!.then(() => {
+    const settled = () => {
       if (this.latestPending.get(name) === at) this.latestPending.delete(name);
-    });
+    };
+    void writes[writes.length - 1]!.then(settled, settled);
   }
 
   /**

@@ -42,8 +42,12 @@ export interface GraduationInput {
 /** A TokenSignals as plain data (the token-signals actor's snapshot). */
 export interface TokenSignalsData {
   cooldowns: Array<[string, number]>;
-  volume: number[];
+  /** The ring's Float64Array as bytes (msgpack writes them as one binary: a copy, not 130 numbers). */
+  volume: Uint8Array;
   newest: number | null;
+  /** The running sums as they were (a sum computed again could differ in its last bits: the same events must give the same numbers). */
+  recentUsd?: number;
+  totalUsd?: number;
   firstTradeAt: number | null;
   athUsd: number;
   athAt: number;
@@ -58,6 +62,10 @@ export class TokenSignals {
   /** Rolling USD volume: a ring of buckets of `bucketMs`, `newest` the absolute number of the newest bucket. */
   private readonly volume: Float64Array;
   private newest = -Infinity;
+  /** Running sums of the ring (totalUsd) and of its last windowBuckets buckets up to `newest` (recentUsd): no pass over the ring per trade. */
+  private recentUsd = 0;
+  private totalUsd = 0;
+  private readonly windowBuckets: number;
   private firstTradeAt = Infinity;
   private athUsd = 0;
   private athAt = 0;
@@ -71,14 +79,17 @@ export class TokenSignals {
     this.t = thresholds;
     const v = thresholds.volume_spike;
     this.volume = new Float64Array(Math.ceil((v.windowMs + v.baselineMs) / v.bucketMs));
+    this.windowBuckets = Math.round(v.windowMs / v.bucketMs);
   }
 
   /** Plain data for a snapshot (fromData gives the same state back). */
   toData(): TokenSignalsData {
     return {
       cooldowns: this.cooldowns.toData(),
-      volume: Array.from(this.volume),
+      volume: new Uint8Array(this.volume.buffer.slice(0)),
       newest: Number.isFinite(this.newest) ? this.newest : null,
+      recentUsd: this.recentUsd,
+      totalUsd: this.totalUsd,
       firstTradeAt: Number.isFinite(this.firstTradeAt) ? this.firstTradeAt : null,
       athUsd: this.athUsd,
       athAt: this.athAt,
@@ -91,8 +102,20 @@ export class TokenSignals {
     const s = new TokenSignals(token, thresholds);
     s.cooldowns = new Cooldowns(data.cooldowns);
     // A ring of another length (bucketMs or the windows changed in the config) starts empty.
-    if (data.volume.length === s.volume.length) s.volume.set(data.volume);
-    s.newest = data.volume.length === s.volume.length && data.newest !== null ? data.newest : -Infinity;
+    const same = data.volume.byteLength === s.volume.byteLength;
+    if (same) new Uint8Array(s.volume.buffer).set(data.volume);
+    s.newest = same && data.newest !== null ? data.newest : -Infinity;
+    if (Number.isFinite(s.newest)) {
+      let recent = 0;
+      let total = 0;
+      for (let i = 0; i < s.volume.length; i++) {
+        const x = s.volume[(((s.newest - i) % s.volume.length) + s.volume.length) % s.volume.length]!;
+        total += x;
+        if (i < s.windowBuckets) recent += x;
+      }
+      s.recentUsd = data.recentUsd ?? recent;
+      s.totalUsd = data.totalUsd ?? total;
+    }
     s.firstTradeAt = data.firstTradeAt ?? Infinity;
     s.athUsd = data.athUsd;
     s.athAt = data.athAt;
@@ -157,21 +180,31 @@ export class TokenSignals {
     const v = this.t.volume_spike;
     if (trade.amount_usd === null) return;
     const n = this.volume.length;
+    const windowBuckets = this.windowBuckets;
     const b = Math.floor(trade.at / v.bucketMs);
     if (b > this.newest) {
-      const clear = Number.isFinite(this.newest) ? Math.min(n, b - this.newest) : n;
-      for (let i = 1; i <= clear; i++) this.volume[(((b - clear + i) % n) + n) % n] = 0;
+      const k = b - this.newest;
+      if (!Number.isFinite(this.newest) || k >= n) {
+        this.volume.fill(0);
+        this.recentUsd = 0;
+        this.totalUsd = 0;
+      } else {
+        // Buckets leaving the recent window join the baseline; those leaving the ring are cleared.
+        for (let i = 1; i <= Math.min(k, windowBuckets); i++) this.recentUsd -= this.volume[ringSlot(this.newest - windowBuckets + i, n)]!;
+        for (let i = 1; i <= k; i++) {
+          const at = ringSlot(b - k + i, n);
+          this.totalUsd -= this.volume[at]!;
+          this.volume[at] = 0;
+        }
+      }
       this.newest = b;
     } else if (b <= this.newest - n) return; // older than the ring
-    this.volume[((b % n) + n) % n]! += trade.amount_usd;
-    const windowBuckets = Math.round(v.windowMs / v.bucketMs);
-    let recent = 0;
-    let base = 0;
-    for (let i = 0; i < n; i++) {
-      const x = this.volume[(((this.newest - i) % n) + n) % n]!;
-      if (i < windowBuckets) recent += x;
-      else base += x;
-    }
+    this.volume[ringSlot(b, n)]! += trade.amount_usd;
+    this.totalUsd += trade.amount_usd;
+    if (b > this.newest - windowBuckets) this.recentUsd += trade.amount_usd;
+    const recent = this.recentUsd;
+    // Rounding of the running sums never makes a part negative.
+    const base = Math.max(0, this.totalUsd - recent);
     const age = trade.at - this.firstTradeAt;
     if (recent < v.minVolumeUsd || age < v.minAgeMs) return;
     const windowStart = (this.newest - windowBuckets + 1) * v.bucketMs;
@@ -308,6 +341,9 @@ export class TokenSignals {
     );
   }
 }
+
+/** A bucket number's place in a ring of n (bucket numbers may be negative before 1970). */
+const ringSlot = (x: number, n: number): number => ((x % n) + n) % n;
 
 function buyDetail(trade: SignalTrade, ctx: TradeContext): Signal['detail'] {
   return { amount_usd: trade.amount_usd, token_amount: trade.token_amount, market_cap_usd: trade.market_cap_usd, labels: ctx.labels };
