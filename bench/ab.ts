@@ -64,6 +64,8 @@ try {
   if (mode === 'gate') await writeSwaps(file, count, 10_000);
   else writeFileSync(poolsFile, JSON.stringify((await writeSwaps(file, count, Number(values.pools), { declare: true })).pools));
   const rates: Record<'A' | 'B', number[]> = { A: [], B: [] };
+  /** Engine mode: swaps per CPU second of the child (every thread), less moved by other tenants of the machine than wall time. */
+  const cpuRates: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let r = 0; r < rounds; r++) {
     for (const side of (r % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
       const data = join(dir, `data-${side}-${r}`);
@@ -76,7 +78,12 @@ try {
       if (run.deadLetters !== 0) throw new Error(`${side}: ${run.deadLetters} dead letters`);
       if (mode === 'gate' ? run.ingested !== count : (run as EngineChildResult).trades !== count) throw new Error(`${side}: not every swap was applied`);
       rates[side].push(count / run.seconds);
-      console.log(`round ${r + 1} ${side}: ${Math.round(count / run.seconds).toLocaleString('en-US')} ${mode === 'gate' ? 'events' : 'swaps'}/s (${run.seconds.toFixed(2)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB)`);
+      const cpu = mode === 'engine' ? (run as EngineChildResult).cpuSeconds : null;
+      if (cpu !== null) cpuRates[side].push(count / cpu);
+      console.log(
+        `round ${r + 1} ${side}: ${Math.round(count / run.seconds).toLocaleString('en-US')} ${mode === 'gate' ? 'events' : 'swaps'}/s (${run.seconds.toFixed(2)} s, ` +
+          `${cpu === null ? '' : `${cpu.toFixed(2)} CPU s, `}peak RSS ${run.peakRssMiB.toFixed(0)} MiB)`,
+      );
     }
   }
   const f = (v: number) => Math.round(v).toLocaleString('en-US');
@@ -86,6 +93,10 @@ try {
   console.log(`A ${trees.A}: median ${f(a)} ${unit}, best ${f(bestA)}`);
   console.log(`B ${trees.B}: median ${f(b)} ${unit}, best ${f(bestB)}`);
   console.log(`B/A: medians ${(b / a).toFixed(3)}, bests ${(bestB / bestA).toFixed(3)}, median of the rounds' ratios ${median(rates.B.map((v, i) => v / rates.A[i]!)).toFixed(3)}`);
+  if (cpuRates.A.length > 0) {
+    const [ca, cb] = [median(cpuRates.A), median(cpuRates.B)];
+    console.log(`per CPU second: A median ${f(ca)}, B median ${f(cb)} swaps; B/A medians ${(cb / ca).toFixed(3)}, median of the rounds' ratios ${median(cpuRates.B.map((v, i) => v / cpuRates.A[i]!)).toFixed(3)}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -22,6 +22,11 @@ import { isStockToken, SIM_FILE_START_AT, simulate } from '../engine/sources/sim
  * the sort of ~600+ pools, ~50-100 µs.
  *
  * Run: node --import tsx bench/discovery-sim.ts [--minutes 60] [--seed 42] [--spike-usd N] [--spike-ratio R]
+ *
+ * With --engine, question 1 is answered by the engine itself, signals wired: the
+ * simulator's minutes are written to an NDJSON file and replayed by a real engine
+ * (event clock, temporary directory), and the signals store is counted per kind
+ * (bench/signals.ts; the same runs in `npm run bench signals` and its smoke check).
  */
 
 const args = process.argv.slice(2);
@@ -31,6 +36,23 @@ const arg = (name: string, fallback: number) => {
 };
 const MINUTES = arg('minutes', 60);
 const SEED = arg('seed', 42);
+if (args.includes('--engine')) {
+  const [{ mkdtempSync, rmSync }, { tmpdir }, { join }, { ALL_KINDS, signalsOfSimulation }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path'), import('./signals.ts')]);
+  const dir = mkdtempSync(join(tmpdir(), 'mds-discovery-engine-'));
+  try {
+    const sim = await signalsOfSimulation(dir, MINUTES, SEED);
+    console.log(`engine: seed ${SEED}, ${MINUTES} min, ${sim.events.toLocaleString('en-US')} events in ${sim.seconds.toFixed(1)} s`);
+    for (const kind of ALL_KINDS) console.log(`${kind.padEnd(16)} ${String(sim.counts[kind]).padStart(6)}  first at minute ${sim.firstAt[kind]?.toFixed(1) ?? '-'}`);
+    const silent = ALL_KINDS.filter((k) => sim.counts[k] === 0);
+    if (silent.length > 0) {
+      console.log(`never fired: ${silent.join(', ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit();
+}
 const END = SIM_FILE_START_AT + MINUTES * 60_000;
 /** Overrides of volume_spike's thresholds, to see where the simulated market sits. */
 const THRESHOLDS = {

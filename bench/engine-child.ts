@@ -64,7 +64,9 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const feeds = process.env.MDS_BENCH_FEEDS !== 'off';
   // MDS_BENCH_WALLETS=off: wallet accounting off (bench/wallets.ts measures what it costs).
   const wallets = process.env.MDS_BENCH_WALLETS !== 'off';
-  const engine = await createEngine({ config, feeds, wallets });
+  // MDS_BENCH_SIGNALS=off: without the signals (actors/signals, the store, the streams), to measure what they cost.
+  const signals = process.env.MDS_BENCH_SIGNALS !== 'off';
+  const engine = await createEngine({ config, feeds, wallets, signals });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   await engine.runSource(ndjsonSource({ path: file, lineBytesMax: config.ingest.lineBytesMax }));
@@ -91,7 +93,7 @@ async function runEngine(file: string, dataDir: string, pools: string[]): Promis
   const dbBytes = statSync(join(dataDir, 'data.mdb')).size;
 
   const restartStarted = performance.now();
-  const again = await createEngine({ config, feeds, wallets });
+  const again = await createEngine({ config, feeds, wallets, signals });
   const server = createServer({
     config, log: again.log, query: again.query, keys: createKeyStore(again.storage, new WallClock()),
     metrics: again.metrics, cursorSecret: await loadCursorSecret(again.storage),

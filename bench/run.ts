@@ -20,6 +20,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   sim: () => import('./sim.ts'),
   engine: () => import('./engine.ts'),
   wallets: () => import('./wallets.ts'),
+  signals: () => import('./signals.ts'),
   market: () => import('./market.ts'),
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),

@@ -115,6 +115,10 @@ export const configSchema = z
       })
       .strict()
       .default({ sniperSlots: 3 }),
+    signals: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .default({})
+      .describe('signal thresholds: signals.<kind>.<name> overrides the default of actors/signals/signals.rules.ts SIGNAL_DEFAULTS (checked against it when the engine starts; formulas in actors/signals/SIGNALS.md)'),
     http: z
       .object({
         queryBytesMax: z.number().int().min(256).default(HTTP_QUERY_BYTES_MAX).describe('longest query string accepted (400 past it)'),

@@ -22,7 +22,10 @@ import { StaleEpochs } from './supervisor/index.ts';
 import { ChartLineStreams, DiscoveryStreams, MarketPublisher, MarkerStreams, NO_TOPICS, RankingStreams, Ticker, type TopicSink } from './topics/index.ts';
 import { WalletIndexer } from '../storage/index.ts';
 import { TRADE, type PoolGraduatedEvent, type PoolTradeEvent, type SignalEvent } from './model/index.ts';
-import { walletBehavior } from '../actors/wallet/index.ts';
+import { createWalletBehavior } from '../actors/wallet/index.ts';
+import { createTokenSignalsBehavior, resolveSignalThresholds, type TokenSignalsState } from '../actors/signals/index.ts';
+import { SignalsRepo } from '../storage/index.ts';
+import { publishSignal } from './topics/index.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/index.ts';
 import type { WalletState } from '../actors/wallet/index.ts';
 
@@ -48,6 +51,14 @@ export interface EngineOptions {
   flushSliceMs?: number;
   /** Wallet accounting (the wallet actors and their rankings; default on): off only to measure what it costs (bench/). */
   wallets?: boolean;
+  /**
+   * Signals (actors/signals: the token-signals actors, big_win and first_buy in the
+   * wallet actors, the signals store, routes 17 and 22, token_signals and
+   * wallet_signals). Default true; false leaves them out (the routes answer 503), for
+   * measuring what they cost (bench/engine-child.ts, MDS_BENCH_SIGNALS=off). The wallet
+   * kinds big_win and first_buy need wallet accounting.
+   */
+  signals?: boolean;
   /** `--source` names beyond the built-in ones (engine/sources/index.ts): `mds serve` passes the simulator's `sim`. */
   sources?: SourceFactory<Engine>[];
 }
@@ -84,6 +95,10 @@ export class Engine {
   readonly chartLines: ChartLineStreams;
   /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
   readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
+  /** The token-signals actors (`token-signals:<token>`); null with `signals: false`. */
+  readonly tokenSignals: ActorHost<TokenSignalsState> | null;
+  /** Every signal emitted (storage/signals.repo.ts); null with `signals: false`. */
+  readonly signals: SignalsRepo | null;
   readonly trades: TradesRepo;
   readonly candles: CandlesRepo;
   /** Moves stored trades into the wallet order (storage/wallet-index.ts) on a thread of its own. */
@@ -159,14 +174,19 @@ export class Engine {
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
     // Wallet accounting after the pools, fed their pool.trade events (and balances); the
     // rankings after the wallets, whose positions they read.
-    const wallets = options.wallets === false ? null : { wallets: host(walletBehavior), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
+    // Thresholds checked here: a bad signals.<kind>.<name> in the config fails the start, naming it.
+    const thresholds = options.signals === false ? null : resolveSignalThresholds(options.config.signals);
+    const wallets = options.wallets === false ? null : { wallets: host(createWalletBehavior({ signals: thresholds })), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
     this.wallets = wallets;
     const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
     // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     // Feeds after pools: a feed reads the pool a `pool` event declared.
     this.feeds = options.feeds === false ? null : host(createFeedBehavior());
-    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...walletHosts, ...(options.actors ?? []).map(host)];
+    // Token signals last: a trade's signals read the pool after it and the labels in force (actors/signals).
+    this.tokenSignals = thresholds ? host(createTokenSignalsBehavior(thresholds)) : null;
+    this.signals = thresholds ? new SignalsRepo(this.storage) : null;
+    this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...walletHosts, ...(this.tokenSignals ? [this.tokenSignals] : []), ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);
     this.router.setHosts(this.hosts);
     // The live layer's trade consumers: trade frames, and the pools a wallet traded in
@@ -195,7 +215,15 @@ export class Engine {
       },
     }));
     for (const type of ['pool.trade', 'token.holders', 'pool.graduated'] as const) this.router.subscribe(type, (event) => chartLines.derived(event));
+    // Signals: stored (also during start-up replay, idempotent by signal_id: what a
+    // crash lost is written again, what it kept is not doubled) and published live.
+    const signalStore = this.signals;
+    if (signalStore) {
+      this.router.subscribe('signal', (event) => void signalStore.put((event as SignalEvent).signal), { replay: true });
+      this.router.subscribe('signal', (event) => publishSignal(this.topicSink, (event as SignalEvent).signal));
+    }
     this.query = createQuery({
+      signals: this.signals,
       actors: { pools: this.pools, tokens: this.tokens, quotePrices: this.quotePrices, labels: this.labels, clock: this.clock },
       wallets,
       feeds: this.feeds,

@@ -7,3 +7,4 @@ export { TradesRepo, findAt, type EncodedTrades } from './trades.repo.ts';
 export { pruneWalletIndex, storedWalletTrades } from './wallet-index.ts';
 export { WalletIndexer } from './wallet-indexer.ts';
 export { WriteOverlay } from './overlay.ts';
+export { SignalsRepo, type SignalPage, type SignalPosition } from './signals.repo.ts';

@@ -116,7 +116,10 @@ export interface Storage {
   readonly labeledTrades: Database<unknown, Key[]>;
   /** The markers stream's marks per token and what withdraws them (engine/query/markers.ts). */
   readonly marks: Database<unknown, Key[]>;
-  readonly signals: Database<unknown, Key[]>;
+  /** signal_id → signal (storage/signals.repo.ts). */
+  readonly signals: Database<unknown, string>;
+  /** The signals' index keys (storage/signals.repo.ts): routes 17 and 22 newest first. */
+  readonly signalIndex: Database<unknown, Key[]>;
   close(): Promise<void>;
 }
 
@@ -163,7 +166,8 @@ export function openStorage(path: string): Storage {
     postsIndex: db('posts_index'),
     labeledTrades: db('labeled_trades'),
     marks: db('marks'),
-    signals: db('signals'),
+    signals: structured('signals'),
+    signalIndex: db('signal_index'),
     close: () => env.close(),
   };
 }

@@ -5,6 +5,7 @@
  * this file and in token-signals.logic.ts / wallet-signals.logic.ts.
  */
 
+import { TRADE, type StoredTrade } from '../../engine/model/index.ts';
 import { TOKEN_SIGNAL_KINDS, WALLET_SIGNAL_KINDS, type Signal, type SignalKind, type TokenSignalKind, type WalletSignalKind } from '../../engine/model/index.ts';
 
 export { TOKEN_SIGNAL_KINDS, WALLET_SIGNAL_KINDS, type Signal, type SignalKind, type TokenSignalKind, type WalletSignalKind };
@@ -25,6 +26,27 @@ export interface SignalTrade {
   amount_usd: number | null;
   price_usd: number | null;
   market_cap_usd: number | null;
+}
+
+/**
+ * A SignalTrade over a stored trade, filled per delivery by the actors that run the
+ * signals (one object each, no allocation per trade): `trade_id` is built only when a
+ * signal names it.
+ */
+export class SignalTradeView implements SignalTrade {
+  stored: StoredTrade = null as unknown as StoredTrade;
+  token_address = '';
+  pool_address = '';
+  wallet_address = '';
+  side: 'buy' | 'sell' = 'buy';
+  at = 0;
+  token_amount = 0;
+  amount_usd: number | null = null;
+  price_usd: number | null = null;
+  market_cap_usd: number | null = null;
+  get trade_id(): string {
+    return `${this.stored[TRADE.txHash]}:${this.stored[TRADE.eventIndex]}`;
+  }
 }
 
 /** The thresholds of every kind. `cooldownMs`: a signal fires once per (kind, token, wallet set) per cooldown. */
@@ -159,7 +181,16 @@ export function linearRamp(x: number, lo: number, hi: number): number {
  * signals in any order that keeps each key's own order). Plain state, pruned by `prune`.
  */
 export class Cooldowns {
-  private readonly last = new Map<string, number>();
+  private readonly last: Map<string, number>;
+
+  constructor(entries?: Iterable<readonly [string, number]>) {
+    this.last = new Map(entries);
+  }
+
+  /** Plain data for a snapshot: [key, at] pairs. */
+  toData(): Array<[string, number]> {
+    return [...this.last];
+  }
 
   /** Records and returns true when the key may fire at `at`; false inside its cooldown. */
   admit(key: string, at: number, cooldownMs: number): boolean {
@@ -182,4 +213,31 @@ export class Cooldowns {
 /** The cooldown key of DECISIONS.md: kind, token and the wallet set (sorted, so order does not matter). */
 export function cooldownKey(kind: SignalKind, token: string, wallets: readonly string[]): string {
   return wallets.length <= 1 ? `${kind}|${token}|${wallets[0] ?? ''}` : `${kind}|${token}|${[...wallets].sort().join(',')}`;
+}
+
+/** Overrides as the config file gives them (`signals.<kind>.<name>`): checked against SIGNAL_DEFAULTS by resolveSignalThresholds. */
+export type SignalOverrides = Record<string, Record<string, unknown>>;
+
+/**
+ * SIGNAL_DEFAULTS with the config's `signals.<kind>.<name>` overrides: each must name a
+ * kind and threshold of the table and have its type (a finite number ≥ 0, or a list of
+ * label names where the default is one). Throws naming the first bad key.
+ */
+export function resolveSignalThresholds(overrides: SignalOverrides = {}): SignalThresholds {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [kind, table] of Object.entries(SIGNAL_DEFAULTS)) out[kind] = { ...table };
+  for (const [kind, table] of Object.entries(overrides)) {
+    const target = out[kind];
+    if (!target) throw new Error(`signals.${kind}: not a signal kind (one of ${Object.keys(SIGNAL_DEFAULTS).join(', ')})`);
+    for (const [name, value] of Object.entries(table ?? {})) {
+      const current = target[name];
+      const path = `signals.${kind}.${name}`;
+      if (current === undefined) throw new Error(`${path}: not a threshold of ${kind} (one of ${Object.keys(target).join(', ')})`);
+      if (typeof current === 'number' && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw new Error(`${path}: expected a number ≥ 0`);
+      if (typeof current === 'string' && typeof value !== 'string') throw new Error(`${path}: expected a label name`);
+      if (Array.isArray(current) && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) throw new Error(`${path}: expected a list of label names`);
+      target[name] = value;
+    }
+  }
+  return out as unknown as SignalThresholds;
 }

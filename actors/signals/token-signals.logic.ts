@@ -39,13 +39,33 @@ export interface GraduationInput {
   launched_at: number | null;
 }
 
+/** A TokenSignals as plain data (the token-signals actor's snapshot). */
+export interface TokenSignalsData {
+  cooldowns: Array<[string, number]>;
+  /** The ring's Float64Array as bytes (msgpack writes them as one binary: a copy, not 130 numbers). */
+  volume: Uint8Array;
+  newest: number | null;
+  /** The running sums as they were (a sum computed again could differ in its last bits: the same events must give the same numbers). */
+  recentUsd?: number;
+  totalUsd?: number;
+  firstTradeAt: number | null;
+  athUsd: number;
+  athAt: number;
+  progress: Array<[string, number]>;
+  cluster: { wallet: string; at: number; usd: number }[];
+}
+
 export class TokenSignals {
   readonly token: string;
   private readonly t: Readonly<SignalThresholds>;
-  private readonly cooldowns = new Cooldowns();
+  private cooldowns = new Cooldowns();
   /** Rolling USD volume: a ring of buckets of `bucketMs`, `newest` the absolute number of the newest bucket. */
   private readonly volume: Float64Array;
   private newest = -Infinity;
+  /** Running sums of the ring (totalUsd) and of its last windowBuckets buckets up to `newest` (recentUsd): no pass over the ring per trade. */
+  private recentUsd = 0;
+  private totalUsd = 0;
+  private readonly windowBuckets: number;
   private firstTradeAt = Infinity;
   private athUsd = 0;
   private athAt = 0;
@@ -59,11 +79,58 @@ export class TokenSignals {
     this.t = thresholds;
     const v = thresholds.volume_spike;
     this.volume = new Float64Array(Math.ceil((v.windowMs + v.baselineMs) / v.bucketMs));
+    this.windowBuckets = Math.round(v.windowMs / v.bucketMs);
   }
 
-  /** The signals one trade of the token fires, in kind order. */
-  onTrade(trade: SignalTrade, ctx: TradeContext): Signal[] {
-    const out: Signal[] = [];
+  /** Plain data for a snapshot (fromData gives the same state back). */
+  toData(): TokenSignalsData {
+    return {
+      cooldowns: this.cooldowns.toData(),
+      volume: new Uint8Array(this.volume.buffer.slice(0)),
+      newest: Number.isFinite(this.newest) ? this.newest : null,
+      recentUsd: this.recentUsd,
+      totalUsd: this.totalUsd,
+      firstTradeAt: Number.isFinite(this.firstTradeAt) ? this.firstTradeAt : null,
+      athUsd: this.athUsd,
+      athAt: this.athAt,
+      progress: [...this.progress],
+      cluster: this.cluster,
+    };
+  }
+
+  static fromData(token: string, data: TokenSignalsData, thresholds: Readonly<SignalThresholds> = SIGNAL_DEFAULTS): TokenSignals {
+    const s = new TokenSignals(token, thresholds);
+    s.cooldowns = new Cooldowns(data.cooldowns);
+    // A ring of another length (bucketMs or the windows changed in the config) starts empty.
+    const same = data.volume.byteLength === s.volume.byteLength;
+    if (same) new Uint8Array(s.volume.buffer).set(data.volume);
+    s.newest = same && data.newest !== null ? data.newest : -Infinity;
+    if (Number.isFinite(s.newest)) {
+      let recent = 0;
+      let total = 0;
+      for (let i = 0; i < s.volume.length; i++) {
+        const x = s.volume[(((s.newest - i) % s.volume.length) + s.volume.length) % s.volume.length]!;
+        total += x;
+        if (i < s.windowBuckets) recent += x;
+      }
+      s.recentUsd = data.recentUsd ?? recent;
+      s.totalUsd = data.totalUsd ?? total;
+    }
+    s.firstTradeAt = data.firstTradeAt ?? Infinity;
+    s.athUsd = data.athUsd;
+    s.athAt = data.athAt;
+    for (const [pool, progress] of data.progress) s.progress.set(pool, progress);
+    s.cluster = data.cluster;
+    return s;
+  }
+
+  /** How many cooldown keys it holds (the actor prunes past a few). */
+  get cooldownCount(): number {
+    return this.cooldowns.size;
+  }
+
+  /** The signals one trade of the token fires, in kind order, pushed to `out` (returned). */
+  onTrade(trade: SignalTrade, ctx: TradeContext, out: Signal[] = []): Signal[] {
     if (trade.at < this.firstTradeAt) this.firstTradeAt = trade.at;
     this.volumeSpike(trade, out);
     this.priceBreakout(trade, out);
@@ -113,21 +180,31 @@ export class TokenSignals {
     const v = this.t.volume_spike;
     if (trade.amount_usd === null) return;
     const n = this.volume.length;
+    const windowBuckets = this.windowBuckets;
     const b = Math.floor(trade.at / v.bucketMs);
     if (b > this.newest) {
-      const clear = Number.isFinite(this.newest) ? Math.min(n, b - this.newest) : n;
-      for (let i = 1; i <= clear; i++) this.volume[(((b - clear + i) % n) + n) % n] = 0;
+      const k = b - this.newest;
+      if (!Number.isFinite(this.newest) || k >= n) {
+        this.volume.fill(0);
+        this.recentUsd = 0;
+        this.totalUsd = 0;
+      } else {
+        // Buckets leaving the recent window join the baseline; those leaving the ring are cleared.
+        for (let i = 1; i <= Math.min(k, windowBuckets); i++) this.recentUsd -= this.volume[ringSlot(this.newest - windowBuckets + i, n)]!;
+        for (let i = 1; i <= k; i++) {
+          const at = ringSlot(b - k + i, n);
+          this.totalUsd -= this.volume[at]!;
+          this.volume[at] = 0;
+        }
+      }
       this.newest = b;
     } else if (b <= this.newest - n) return; // older than the ring
-    this.volume[((b % n) + n) % n]! += trade.amount_usd;
-    const windowBuckets = Math.round(v.windowMs / v.bucketMs);
-    let recent = 0;
-    let base = 0;
-    for (let i = 0; i < n; i++) {
-      const x = this.volume[(((this.newest - i) % n) + n) % n]!;
-      if (i < windowBuckets) recent += x;
-      else base += x;
-    }
+    this.volume[ringSlot(b, n)]! += trade.amount_usd;
+    this.totalUsd += trade.amount_usd;
+    if (b > this.newest - windowBuckets) this.recentUsd += trade.amount_usd;
+    const recent = this.recentUsd;
+    // Rounding of the running sums never makes a part negative.
+    const base = Math.max(0, this.totalUsd - recent);
     const age = trade.at - this.firstTradeAt;
     if (recent < v.minVolumeUsd || age < v.minAgeMs) return;
     const windowStart = (this.newest - windowBuckets + 1) * v.bucketMs;
@@ -259,10 +336,14 @@ export class TokenSignals {
         wallet_count: wallets.length,
         buys_usd: usd,
         window_ms: c.windowMs,
+        market_cap_usd: trade.market_cap_usd,
       }),
     );
   }
 }
+
+/** A bucket number's place in a ring of n (bucket numbers may be negative before 1970). */
+const ringSlot = (x: number, n: number): number => ((x % n) + n) % n;
 
 function buyDetail(trade: SignalTrade, ctx: TradeContext): Signal['detail'] {
   return { amount_usd: trade.amount_usd, token_amount: trade.token_amount, market_cap_usd: trade.market_cap_usd, labels: ctx.labels };

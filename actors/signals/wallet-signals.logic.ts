@@ -25,16 +25,25 @@ export interface WalletTradeContext {
 export class WalletSignals {
   readonly wallet: string;
   private readonly t: Readonly<SignalThresholds>;
-  private readonly cooldowns = new Cooldowns();
+  private readonly cooldowns: Cooldowns;
 
-  constructor(wallet: string, thresholds: Readonly<SignalThresholds> = SIGNAL_DEFAULTS) {
+  constructor(wallet: string, thresholds: Readonly<SignalThresholds> = SIGNAL_DEFAULTS, cooldowns?: Iterable<readonly [string, number]>) {
     this.wallet = wallet;
     this.t = thresholds;
+    this.cooldowns = new Cooldowns(cooldowns);
   }
 
-  /** The signals one trade of the wallet fires. */
-  onTrade(trade: SignalTrade, ctx: WalletTradeContext): Signal[] {
-    const out: Signal[] = [];
+  /** The cooldowns as plain data (the wallet actor's snapshot); the constructor takes them back. */
+  toData(): Array<[string, number]> {
+    return this.cooldowns.toData();
+  }
+
+  get cooldownCount(): number {
+    return this.cooldowns.size;
+  }
+
+  /** The signals one trade of the wallet fires, pushed to `out` (returned). */
+  onTrade(trade: SignalTrade, ctx: WalletTradeContext, out: Signal[] = []): Signal[] {
     if (trade.side === 'sell') this.bigWin(trade, ctx, out);
     else this.firstBuy(trade, ctx, out);
     return out;

@@ -4,6 +4,9 @@ import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/super
 import { AtTrade } from '../pool/index.ts';
 import { tokenUsdOf } from '../pool/index.ts';
 import { decimalsOf, type TokenState } from '../token/index.ts';
+import { WalletSignals, type SignalThresholds } from '../signals/index.ts';
+import type { Signal } from '../../engine/model/index.ts';
+import { walletTradeSignals } from './wallet-signals.ts';
 import { applyBalance, applyPoolTrade, initialWallet, positionFromSnapshot, type Position, type WalletState } from './wallet.logic.ts';
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */
@@ -44,18 +47,40 @@ export function walletOf(e: ActorEvent): string | undefined {
  * `balance` events. Its snapshot is its state as it is (plain objects and arrays),
  * written at checkpoints and at passivation with the other actors': no write per trade.
  */
-export const walletBehavior: ActorBehavior<WalletState> = {
-  kind: 'wallet',
-  takes: ['pool.trade', 'balance'],
-  route: walletOf,
-  initial: (key) => initialWallet(key),
-  apply(state, e, ctx) {
-    if (e.type === 'pool.trade') applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
-    else if (e.type === 'balance') balance(state, e, ctx);
-  },
-  toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions] }),
-  fromSnapshot: (data) => {
-    const s = data as { wallet_address: string; positions: Array<[string, Position]> };
-    return { wallet_address: s.wallet_address, positions: new Map(s.positions.map(([token, p]) => [token, positionFromSnapshot(p)])) };
-  },
-};
+export function createWalletBehavior(options: { signals?: Readonly<SignalThresholds> | null } = {}): ActorBehavior<WalletState> {
+  const signals = options.signals ?? null;
+  return {
+    kind: 'wallet',
+    takes: ['pool.trade', 'balance'],
+    // big_win and first_buy (wallet-signals.ts) as derived `signal` events; no actor takes them (see actors/signals).
+    ...(signals ? { emits: ['signal'] } : {}),
+    route: walletOf,
+    initial: (key) => initialWallet(key),
+    apply(state, e, ctx) {
+      if (e.type === 'pool.trade') {
+        // Before the trade changes the position: the signals read it as it was.
+        if (signals !== null) {
+          OUT.length = 0;
+          walletTradeSignals(state, e, ctx, signals, OUT);
+          if (OUT.length > 0) {
+            for (let i = 0; i < OUT.length; i++) ctx.emit({ type: 'signal', signal: OUT[i]! });
+            OUT.length = 0;
+          }
+        }
+        applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
+      } else if (e.type === 'balance') balance(state, e, ctx);
+    },
+    toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions], ...(state.signals ? { cooldowns: state.signals.toData() } : {}) }),
+    fromSnapshot: (data) => {
+      const s = data as { wallet_address: string; positions: Array<[string, Position]>; cooldowns?: Array<[string, number]> };
+      const state: WalletState = { wallet_address: s.wallet_address, positions: new Map(s.positions.map(([token, p]) => [token, positionFromSnapshot(p)])) };
+      if (s.cooldowns && signals) state.signals = new WalletSignals(s.wallet_address, signals, s.cooldowns);
+      return state;
+    },
+  };
+}
+
+const OUT: Signal[] = [];
+
+/** Wallet accounting without signals. */
+export const walletBehavior: ActorBehavior<WalletState> = createWalletBehavior();

@@ -1,4 +1,5 @@
 import { KNOWN_MINTS, TRADE, WSOL, type StoredTrade } from '../../engine/model/index.ts';
+import type { WalletSignals } from '../signals/index.ts';
 
 /**
  * Wallet accounting (DECISIONS.md, "Wallet accounting"): per wallet, a position per
@@ -47,6 +48,8 @@ export interface Position {
   sellUsd: number;
   unpriced: number;
   firstBuyAt: number | null;
+  /** The market cap (USD) at the first buy, for signals (route 22's entry market cap); null when unpriced, absent in older snapshots. */
+  entryMcapUsd?: number | null;
   lastTradeAt: number | null;
   /** Slot of the last balance event applied, −1 before any. */
   balanceSlot: number;
@@ -108,6 +111,8 @@ export interface WalletState {
    * hidden class per wallet and key, and every lookup megamorphic.
    */
   positions: Map<string, Position>;
+  /** big_win and first_buy's cooldowns (wallet-signals.ts), from the wallet's first signal on; absent with signals off. */
+  signals?: WalletSignals;
 }
 
 export function initialWallet(wallet_address: string): WalletState {
@@ -115,7 +120,7 @@ export function initialWallet(wallet_address: string): WalletState {
 }
 
 function newPosition(): Position {
-  return { qty: 0, cost: 0, realized: 0, buys: 0, sells: 0, buyUsd: 0, sellUsd: 0, unpriced: 0, firstBuyAt: null, lastTradeAt: null, balanceSlot: -1, decimals: -1, days: [], ...NO_LEVELS };
+  return { qty: 0, cost: 0, realized: 0, buys: 0, sells: 0, buyUsd: 0, sellUsd: 0, unpriced: 0, firstBuyAt: null, entryMcapUsd: null, lastTradeAt: null, balanceSlot: -1, decimals: -1, days: [], ...NO_LEVELS };
 }
 
 function positionOf(state: WalletState, token: string): Position {
@@ -126,6 +131,16 @@ function positionOf(state: WalletState, token: string): Position {
 
 /** Average cost of one token of the position (0 when none is held). */
 export const avgCost = (p: Position): number => (p.qty > 0 ? p.cost / p.qty : 0);
+
+/**
+ * The average cost of the tokens a sell of `tokens` takes out of the position: the part
+ * above the known quantity costs 0. Its realized PnL is its USD value minus this.
+ */
+export function sellCost(p: Readonly<Position>, tokens: number): number {
+  const held = p.qty > 0 ? p.qty : 0;
+  const matched = tokens < held ? tokens : held;
+  return held > 0 ? (p.cost * matched) / held : 0;
+}
 
 /** A day row for trades of a day older than the rows kept: written to, never read. */
 const SCRATCH: number[] = [0, 0, 0, 0, 0, 0];
@@ -156,7 +171,7 @@ function dayRow(p: Position, day: number): number {
  * One trade of the wallet from `token`'s side: `buy` (the wallet received the token),
  * `tokens` moved, `usd` the trade's USD value or null.
  */
-export function applyTokenTrade(p: Position, buy: boolean, tokens: number, usd: number | null, at: number): void {
+export function applyTokenTrade(p: Position, buy: boolean, tokens: number, usd: number | null, at: number, mcapUsd: number | null = null): void {
   let row = dayRow(p, Math.floor(at / DAY_MS));
   const d = row < 0 ? SCRATCH : p.days;
   if (row < 0) row = 0;
@@ -170,11 +185,14 @@ export function applyTokenTrade(p: Position, buy: boolean, tokens: number, usd: 
     p.qty += tokens;
     p.buys++;
     d[row + 1]++;
-    if (p.firstBuyAt === null || at < p.firstBuyAt) p.firstBuyAt = at;
+    if (p.firstBuyAt === null || at < p.firstBuyAt) {
+      p.firstBuyAt = at;
+      p.entryMcapUsd = mcapUsd;
+    }
   } else {
     const held = p.qty > 0 ? p.qty : 0;
     const matched = tokens < held ? tokens : held;
-    const costOut = held > 0 ? (p.cost * matched) / held : 0;
+    const costOut = sellCost(p, tokens);
     if (usd !== null) {
       const pnl = usd - costOut;
       p.realized += pnl;
@@ -201,7 +219,7 @@ export function applyPoolTrade(state: WalletState, base: string, quote: string, 
   const buy = t[TRADE.side] === 1;
   const at = t[TRADE.at];
   const p = positionOf(state, base);
-  applyTokenTrade(p, buy, t[TRADE.baseAmount], usd, at);
+  applyTokenTrade(p, buy, t[TRADE.baseAmount], usd, at, quoteUsd === null ? null : t[TRADE.marketCapQuote] * quoteUsd);
   applyLevels(p, quote, t);
   if (!(quote in KNOWN_MINTS)) applyTokenTrade(positionOf(state, quote), !buy, t[TRADE.quoteAmount], usd, at);
 }

@@ -25,3 +25,8 @@ export interface Signal {
   detail: Record<string, number | string | boolean | null | readonly string[]>;
 }
 
+
+const TOKEN_KINDS: ReadonlySet<string> = new Set(TOKEN_SIGNAL_KINDS);
+
+/** Whether a kind is a token signal's (route 17, token_signals) rather than a wallet signal's (route 22, wallet_signals). */
+export const isTokenSignal = (kind: SignalKind): boolean => TOKEN_KINDS.has(kind);

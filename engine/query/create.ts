@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { latestQuotePrice, type FeedState } from '../../actors/index.ts';
 import type { Storage } from '../../storage/index.ts';
-import type { TradesRepo } from '../../storage/index.ts';
+import type { SignalsRepo, TradesRepo } from '../../storage/index.ts';
+import { SignalsQuery } from './signals.ts';
 import { WSOL } from '../model/index.ts';
 import { CandlesQuery, type ChangedCandles } from './candles.ts';
 import { HoldersQuery } from './holders.ts';
@@ -23,6 +24,8 @@ export interface QueryOptions {
   actors: MarketStateOptions;
   /** Wallet accounting's hosts, or null when it is off (the wallet routes then answer 503). */
   wallets: WalletHosts | null;
+  /** The signals store, or null when signals are off. */
+  signals?: SignalsRepo | null;
   /** The ranking feeds' host, or null when they are off. */
   feeds: ActorReader<FeedState> | null;
   storage: Storage;
@@ -64,6 +67,7 @@ export function createQuery(options: QueryOptions): Query {
     holders: new HoldersQuery({ hosts: actors, state, tokens, pools, creators: research.creators, sniperSlots }),
     rankings: options.feeds ? new RankingsQuery({ state, pools, feeds: options.feeds }) : undefined,
     discovery: { posts: new PostsStore(storage), labeled, activity: new LabeledActivity(storage, labeled, () => trades, () => actors.clock.now()) },
+    signals: options.signals ? new SignalsQuery({ store: options.signals, clock: actors.clock }) : undefined,
     status: options.status,
     solPrice: (): SolPrice | null => {
       const quote = actors.quotePrices.get(WSOL);

@@ -43,3 +43,5 @@ export { PostsStore, postJson, type PostFilters, type PostItem, type PostPositio
 export { LabeledWallets, type LabelChange, type LabeledWalletItem } from './labeled-wallets.ts';
 /** Route 21 and the wallet_activity stream: labeled trades by time, and the caller's own wallets. */
 export { LabeledActivity, labeledItem, type ActivityFilters, type ActivityPosition, type LabeledTrade, type LabeledTradeItem } from './activity.ts';
+/** GET /tokens/signals and GET /wallets/signals over the signals store. */
+export { BOT_LABELS, SIGNAL_WINDOWS_MS, SignalsQuery, walletSignalFilter, type SignalWindow, type WalletSignalFilters } from './signals.ts';

@@ -63,6 +63,8 @@ export interface Query {
   rankings?: RankingsQuery;
   /** Posts (route 18), labeled wallets (route 19) and labeled activity (route 21) (absent without an engine: 503). */
   discovery?: DiscoveryReads;
+  /** Signals, routes 17 and 22 (absent when off, or without an engine: 503). */
+  signals?: import('./signals.ts').SignalsQuery;
   status(): EngineStatus;
   /** Latest wSOL price, or null before any quote_price event. */
   solPrice(): SolPrice | null;

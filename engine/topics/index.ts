@@ -28,3 +28,5 @@ export { FEED_NAMES, RANKING_WINDOWS, type FeedName, type RankingWindow } from '
 /** Posts, labeled activity and markers on the live path (social_posts, wallet_activity, markers). */
 export { DiscoveryStreams, type DiscoveryStreamsOptions } from './discovery.ts';
 export { ATH_RULE, MarkerStreams, RECENT_MARKS, markersFrame, type MarkerStreamsOptions } from './markers.ts';
+/** token_signals and wallet_signals: each signal serialized once, to every topic that may want it. */
+export { MIN_WALLETS_MAX, publishSignal } from './signals.ts';

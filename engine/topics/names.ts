@@ -10,6 +10,8 @@
  * - `social_posts`, `social_posts:<token|*>:<author|*>` posts (every one, or by token and/or author)
  * - `wallet_activity`, `wallet_activity:<wallet|*>:<label|*>` labeled trades, or a wallet's trades
  * - `markers:<token_address>`                         the marks and labeled trades of one token
+ * - `token_signals:<token|*>:<kind|*>`                token signals of one token and/or kind, or all
+ * - `wallet_signals:<wallet|*>:<token|*>:<min_wallets>` wallet signals naming one wallet and/or of one token, with at least min_wallets wallets
  *
  * The WebSocket transport maps a subscription to these names (transport/ws/protocol.ts),
  * the streams publish on them.
@@ -27,4 +29,6 @@ export const topics = {
   /** wallet_activity of one wallet and/or label (`*`: any); both absent: every labeled trade. */
   walletActivity: (wallet?: string, label?: string) => (wallet === undefined && label === undefined ? 'wallet_activity' : `wallet_activity:${wallet ?? '*'}:${label ?? '*'}`),
   markers: (token: string) => `markers:${token}`,
+  tokenSignals: (token: string | null, kind: string | null) => `token_signals:${token ?? '*'}:${kind ?? '*'}`,
+  walletSignals: (wallet: string | null, token: string | null, minWallets: number) => `wallet_signals:${wallet ?? '*'}:${token ?? '*'}:${minWallets}`,
 } as const;

@@ -11,7 +11,7 @@ import { swapCounter } from '../helpers/swap-counter.ts';
 /**
  * Contract: an actor behaviour (engine/supervisor/behavior.ts ActorBehavior), run
  * against every one the engine runs: the built-in quote-price, wallet-labels, token,
- * pool, feed, wallet, token-traders and wallet-leaderboard (as the engine wires them: its
+ * pool, feed, wallet, token-traders, wallet-leaderboard and token-signals (as the engine wires them: its
  * own hosts' behaviours), and the tests' swap counter. Events are the ingest events and
  * the derived events the engine's actors emit for them (captured through the router),
  * so the kinds that take derived events are held to the same contract.
@@ -66,7 +66,7 @@ function corpus(): { head: IngestEvent[]; next: IngestEvent[] } {
 
 /** The behaviours the engine runs: its hosts', built-in and the test's swap counter. */
 const behaviorsOf = (engine: Engine) => engine.hosts.map((h) => h.behavior as ActorBehavior<any>);
-const KINDS = ['quote-price', 'wallet-labels', 'token', 'pool', 'feed', 'wallet', 'token-traders', 'wallet-leaderboard', 'swap-counter'];
+const KINDS = ['quote-price', 'wallet-labels', 'token', 'pool', 'feed', 'wallet', 'token-traders', 'wallet-leaderboard', 'token-signals', 'swap-counter'];
 
 const keysOf = (routed: string | readonly string[] | undefined): readonly string[] => (routed === undefined ? [] : typeof routed === 'string' ? [routed] : routed);
 /** A state as the host would store it: toSnapshot's data through msgpack. */

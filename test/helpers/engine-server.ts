@@ -1,7 +1,8 @@
 import { afterEach, beforeEach } from 'vitest';
 import { WallClock } from '../../engine/clock.ts';
 import type { ConfigInput, PlanName } from '../../engine/config.ts';
-import { createKeyStore } from '../../engine/plans/index.ts';
+import { createKeyStore, createLimits } from '../../engine/plans/index.ts';
+import { createLimitsHook } from '../../transport/http/limits.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../engine/system.ts';
 import { loadCursorSecret } from '../../transport/http/cursor.ts';
 import { createServer, type Server } from '../../transport/index.ts';
@@ -21,11 +22,17 @@ export interface EngineServer {
   close(): void;
 }
 
-export async function serveEngine(engine: Engine, options: { plan?: PlanName; cursorSecret?: Buffer } = {}): Promise<EngineServer> {
+/**
+ * `limits`: with the plan limits hook `mds serve` installs (engine/serve.ts), which
+ * answers 403/4033 on a route's minPlan before its handler; closed with the server.
+ */
+export async function serveEngine(engine: Engine, options: { plan?: PlanName; cursorSecret?: Buffer; limits?: boolean } = {}): Promise<EngineServer> {
   const keys = createKeyStore(engine.storage, new WallClock());
   const key = (await keys.create({ plan: options.plan ?? 'pro' })).key;
   const cursorSecret = options.cursorSecret ?? (await loadCursorSecret(engine.storage));
-  const server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys, metrics: engine.metrics, cursorSecret });
+  const limits = options.limits ? createLimits({ plans: engine.config.plans, clock: new WallClock(), storage: engine.storage, flushMs: 0 }) : null;
+  const beforeHandle = limits ? [createLimitsHook(limits)] : [];
+  const server = createServer({ config: engine.config, log: engine.log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle });
   const base = `http://127.0.0.1:${await server.listen()}`;
   const headers = { authorization: `Bearer ${key}` };
   return {
@@ -41,7 +48,10 @@ export async function serveEngine(engine: Engine, options: { plan?: PlanName; cu
       const res = await fetch(base + path, { headers });
       return `${res.status} ${await res.text()}`;
     },
-    close: () => server.close(),
+    close: () => {
+      server.close();
+      void limits?.close();
+    },
   };
 }
 

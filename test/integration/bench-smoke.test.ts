@@ -17,6 +17,11 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.positions_rps!.baseline?.name).toBe('/v1/market/sol-price');
     expect(f.leaderboard_rps!.value).toBeGreaterThan(0);
   },
+  signals: (f) => {
+    // Five simulated minutes through the engine fire the labeled buys, first buys and dev sells at least; on against off in the same run.
+    for (const kind of ['smart_money_buy', 'kol_buy', 'whale_buy', 'dev_sell', 'first_buy']) expect(f[`fired_${kind}`]!.value, kind).toBeGreaterThan(0);
+    expect(f.swaps_per_s_signals_on!.baseline?.name).toBe('signals off');
+  },
   market: (f) => {
     // mds replay as a process beside the floor, on the realistic market and the uniform file.
     for (const shape of ['market', 'uniform']) {

@@ -133,7 +133,7 @@ describe('HTTP client', () => {
     expect(seen.length).toBe(1);
     // Nor a 501/5010: a route not built stays not built.
     seen.length = 0;
-    const notBuilt = await client.request('/v1/tokens/signals').catch((e: unknown) => e);
+    const notBuilt = await client.request('/v1/tokens/posts').catch((e: unknown) => e);
     expect(notBuilt).toMatchObject({ code: 5010, status: 501 });
     expect(seen.length).toBe(1);
   });

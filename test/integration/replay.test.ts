@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSimFile } from '../../engine/sources/sim/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
+import { TOKEN_SIGNAL_KINDS, WALLET_SIGNAL_KINDS } from '../../engine/model/index.ts';
 import { tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
 
@@ -22,7 +23,8 @@ import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
  * Issue 23: each instance also has a WebSocket client subscribed before the events go in
  * to social_posts (every post), wallet_activity (kol) and markers (the token most
  * called out in the file); the frames it got are the same across the three, and so are
- * the recent marks a subscriber gets after the hour.
+ * the recent marks a subscriber gets after the hour. The two NDJSON runs also serve a
+ * WebSocket client subscribed to every signal: the same frames.
  */
 
 const cursorSecret = randomBytes(32);
@@ -128,13 +130,36 @@ async function ingestEmbedded(name: string): Promise<EngineServer> {
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
+/** The token_signals and wallet_signals frames of each NDJSON run, as the WebSocket client received their bytes. */
+const signalFrames: string[][] = [];
+
+/**
+ * The file through the NDJSON source, with a Pro WebSocket client subscribed to every
+ * token and wallet signal from before the first event: its frames, as received, in
+ * `signalFrames`.
+ */
 async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
   const watchLines = await watchChartLines(engine);
   const done = await watch(engine);
+  const ws = await startWsServer({ engine });
+  const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
+  const frames: string[] = [];
+  client.ws.on('message', (data) => {
+    const text = data.toString();
+    if (text.includes('"stream":"token_signals"') || text.includes('"stream":"wallet_signals"')) frames.push(text);
+  });
+  client.subscribe('token_signals', {});
+  client.subscribe('wallet_signals', {});
+  expect(await client.untilPong()).toEqual([]);
   await engine.runSource(engine.createSource(`ndjson:${file}`));
   await watchLines.done();
   await done();
+  // Frames published before the pong's reply reach the client before it.
+  await client.untilPong();
+  client.ws.close();
+  await ws.close();
+  signalFrames.push(frames);
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
 
@@ -198,6 +223,12 @@ function paths(): string[] {
   out.push('/v1/tokens/posts?limit=100', `/v1/tokens/posts?token_address=${token}`, '/v1/wallets?limit=100', '/v1/wallets?label=smart_money&limit=20');
   out.push('/v1/wallets/activity?limit=100', '/v1/wallets/activity?label=kol&limit=50', '/v1/wallets/activity?label=bot&min_market_cap_usd=5000&limit=50');
   out.push(`/v1/wallets/activity?wallets=${wallets.slice(0, 3).map(([w]) => w).join(',')}&limit=100`);
+  // Signals (routes 17 and 22): the latest per token, per kind, the picked tokens', the wallet kinds with and without filters.
+  out.push('/v1/tokens/signals?limit=100');
+  for (const kind of TOKEN_SIGNAL_KINDS) out.push(`/v1/tokens/signals?kind=${kind}&limit=20`);
+  for (const p of picked) out.push(`/v1/tokens/signals?token_address=${p.base}&limit=50`);
+  out.push('/v1/wallets/signals?window=24h&limit=100', '/v1/wallets/signals?window=24h&include_bots=true&limit=100', '/v1/wallets/signals?window=24h&min_wallets=3&limit=20');
+  out.push('/v1/wallets/signals?window=1h&min_profit_usd=1000&limit=20', `/v1/wallets/signals?window=24h&wallets=${wallets.slice(0, 3).map(([w]) => w).join(',')}&limit=20`);
   return out;
 }
 
@@ -214,7 +245,7 @@ beforeAll(async () => {
   instances.push(await ingestOnce('first'));
   instances.push(await ingestOnce('second'));
   instances.push(await ingestEmbedded('objects'));
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   for (const ws of wsServers) await ws.close();
@@ -280,6 +311,16 @@ describe('replay in event-clock mode', () => {
     for (const path of ['/v1/tokens/posts?limit=100', '/v1/wallets?limit=100', '/v1/wallets/activity?limit=100', '/v1/wallets/activity?label=kol&limit=50']) {
       expect((await a.text(path)).match(/"wallet_address"|"post_id"/g)?.length ?? 0, path).toBeGreaterThan(0);
     }
+    // Every signal kind fired in the hour, and the WebSocket clients of both NDJSON runs got the same frames, byte for byte.
+    for (const kind of [...TOKEN_SIGNAL_KINDS, ...WALLET_SIGNAL_KINDS]) {
+      const listed = kind === 'cluster_buy' || kind === 'big_win' || kind === 'first_buy' ? await a.text('/v1/wallets/signals?window=24h&include_bots=true&limit=100') : await a.text(`/v1/tokens/signals?kind=${kind}&limit=20`);
+      expect(listed.includes(`"kind":"${kind}"`), kind).toBe(true);
+    }
+    const [framesA, framesB] = signalFrames as [string[], string[]];
+    expect(framesA.length).toBeGreaterThan(100);
+    expect(framesB).toEqual(framesA);
+    // What the stream sent is what the store holds: as many frames as signals.
+    expect(framesA.length).toBe(a.engine.signals!.count());
     // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
     for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
       const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;

@@ -188,17 +188,24 @@ describe('ignored without an error frame', () => {
 });
 
 describe('error frames (DECISIONS.md)', () => {
-  it('5010 NOT_IMPLEMENTED for each stream not built yet, on every paid plan: a Starter key is not told to upgrade', async () => {
-    const notBuilt = ['token_signals', 'wallet_signals'];
+  it('4033 PLAN_REQUIRED for each Pro-only stream on Starter (nothing subscribed); Pro and Scale subscribe without an error frame', async () => {
+    const pro: Array<[string, object]> = [
+      ['markers', { token_address: TOKEN }],
+      ['chart_lines', { pool_address: TOKEN, token_address: TOKEN }],
+      ['token_signals', {}],
+      ['social_posts', {}],
+      ['wallet_activity', {}],
+      ['wallet_signals', {}],
+    ];
     for (const plan of ['starter', 'pro', 'scale'] as const) {
       const { c } = await client(plan);
-      for (const stream of notBuilt) c.subscribe(stream, {});
-      expect(await c.untilPong(), plan).toEqual(
-        notBuilt.map((stream) => ({ type: 'error', code: 5010, error: 'NOT_IMPLEMENTED', message: `stream ${stream} is not built in this version of mds`, stream })),
-      );
-      // An unsubscribe of one is silent.
-      c.unsubscribe('token_signals', {});
-      expect(await c.untilPong()).toEqual([]);
+      for (const [stream, payload] of pro) c.subscribe(stream, payload);
+      const frames = await c.untilPong();
+      if (plan === 'starter') {
+        expect(frames, plan).toEqual(pro.map(([stream]) => ({ type: 'error', code: 4033, error: 'PLAN_REQUIRED', message: `stream ${stream} needs the pro or scale plan`, stream })));
+      } else {
+        expect(frames.filter((f) => (f as { type?: string }).type === 'error'), plan).toEqual([]);
+      }
       c.close();
       await c.closed;
     }

@@ -37,6 +37,7 @@ export const HTTP_ROUTES = {
     traders: '/v1/tokens/:token_address/traders',
     rankings: '/v1/tokens/rankings/:feed',
     posts: '/v1/tokens/posts',
+    signals: '/v1/tokens/signals',
   },
   wallets: {
     labeled: '/v1/wallets',
@@ -44,6 +45,7 @@ export const HTTP_ROUTES = {
     trades: '/v1/wallets/:wallet_address/trades',
     deployedTokens: '/v1/wallets/:wallet_address/deployed_tokens',
     leaderboard: '/v1/wallets/leaderboard',
+    signals: '/v1/wallets/signals',
     performance: '/v1/wallets/:wallet_address/performance',
     positions: '/v1/wallets/:wallet_address/positions',
     dailyPnl: '/v1/wallets/:wallet_address/daily_pnl',

@@ -39,6 +39,32 @@ const PAIR = (d: string) => arr({ type: ['number', 'null'] }, d);
 const WALLET_ACCOUNTING =
   'Accounting: a position is (wallet, token) across every pool of the token, each trade seen from that token\'s side (in a pool quoted in another token, the quote token\'s position moves too), at average cost in USD. A sell realizes amount_usd − average cost × tokens sold; the part of a sell above the quantity known realizes against a cost of 0. Transfers count: a balance above what the swaps explain came in by transfer at the token\'s USD price at that balance (it adds to cost, it is not a buy; at the average cost when no USD price is known), below it left at average cost (no realized PnL); balances are compared with the swaps applied before them. A trade without a USD value counts in trade counts (and unpriced_trade_count), not in USD volume or PnL; its tokens move at average cost.';
 
+/**
+ * The signal kinds' formulas with their default thresholds (DECISIONS.md: "documented in
+ * one file and in the OpenAPI description"; the one file is actors/signals/SIGNALS.md,
+ * the defaults actors/signals/signals.rules.ts SIGNAL_DEFAULTS: a change there is a
+ * change here).
+ */
+export const SIGNAL_FORMULAS = {
+  volume_spike: 'recent = USD volume of the last 5 min (windowMs 300000); baseline = USD volume of the hour before it (baselineMs 3600000, buckets of 30 s) per 5 min over the part of it the token existed, at least 1,000 USD (baselineFloorUsd); fires when recent ≥ 5,000 USD (minVolumeUsd), recent / baseline ≥ 3 (minRatio) and the token first traded ≥ 10 min before (minAgeMs 600000). score = logRamp(ratio; 3, 30 fullRatio). cooldown 30 min.',
+  price_breakout: 'new ATH: the trade\'s USD price ≥ the previous all-time high × 1.01 (minBreakPct 1), that high set ≥ 10 min before (minAthAgeMs 600000), the token ≥ 15 min old (minAgeMs 900000), market cap ≥ 20,000 USD (minMarketCapUsd); every higher price becomes the ATH. score = logRamp(price / ATH; 1.01, 2 fullMultiple). cooldown 30 min.',
+  smart_money_buy: 'a buy of ≥ 500 USD (minUsd) by a wallet labeled smart_money. score = logRamp(amount_usd; 500, 10,000 fullUsd). cooldown 1 h per wallet.',
+  kol_buy: 'a buy of ≥ 250 USD (minUsd) by a wallet labeled kol. score = logRamp(amount_usd; 250, 5,000 fullUsd). cooldown 1 h per wallet.',
+  dev_sell: 'the token\'s creator sells ≥ 0.5 % of the total supply in one trade (minSupplyPct). score = logRamp(supply %; 0.5, 10 fullSupplyPct). cooldown 15 min.',
+  whale_buy: 'a buy of ≥ 5,000 USD (minUsd) by any wallet, or ≥ 1,000 USD (labeledMinUsd) by a wallet labeled whale. score = logRamp(amount_usd; the threshold it passed, 50,000 fullUsd). cooldown 1 h per wallet.',
+  migration: 'a curve of the token graduated (pool.graduated); pool_address is the pool it moved to. score = 1 − 0.5 × logRamp(launch → graduation; 5 min fastMs, 24 h slowMs). cooldown 24 h.',
+  almost_bonded: 'a curve\'s progress crosses 70 % upwards (minProgressPct; or is first seen at or above it), not complete. score = linearRamp(progress gained in 5 min; 0, 30 points fullGain5mPct). cooldown 1 h.',
+  cluster_buy: 'buys of ≥ 100 USD (minBuyUsd) by ≥ 3 distinct wallets (minWallets) labeled smart_money, kol or whale (labels) within 10 min (windowMs) up to the trade; wallet_addresses is the cluster. score = linearRamp(wallets; 0, 10 fullWallets). cooldown 1 h per token (a cluster that grows is the same cluster).',
+  big_win: 'a sell realizing ≥ 1,000 USD (minProfitUsd) at average cost with proceeds ≥ 2 × the cost of the tokens sold (minMultiple). score = logRamp(realized PnL; 1,000, 100,000 fullProfitUsd). cooldown 1 h per wallet and token.',
+  first_buy: 'a wallet labeled smart_money, kol or whale (labels) buys a token it never bought before (in any pool), for ≥ 50 USD (minUsd). score = logRamp(amount_usd; 50, 5,000 fullUsd). cooldown 24 h per wallet and token.',
+} as const;
+
+const SIGNAL_RULES = [
+  'A signal: signal_id (`<kind>:<token>:<trigger>`, the trigger the trade\'s id or the graduated pool: the same on every replay), kind, token_address, pool_address, wallet_addresses, at (the triggering event\'s time), score 0..1 (how far past its threshold: 0 at it, 1 at the kind\'s "full" value), detail (the numbers behind it). logRamp(x; lo, hi) = clamp(ln(x/lo) / ln(hi/lo), 0, 1); linearRamp(x; lo, hi) = clamp((x − lo) / (hi − lo), 0, 1). A signal fires once per (kind, token, wallet set) per cooldown, before or after in event time. USD values are at the trade (a trade without a USD price passes no USD threshold). Thresholds are the defaults below; the operator sets signals.<kind>.<name> in the config file (actors/signals/SIGNALS.md).',
+];
+
+const formulas = (kinds: ReadonlyArray<keyof typeof SIGNAL_FORMULAS>): string => kinds.map((k) => `- ${k}: ${SIGNAL_FORMULAS[k]}`).join('\n');
+
 export const SCHEMAS: Record<string, Schema> = {
   Post: obj({
     post_id: str(),
@@ -69,6 +95,16 @@ export const SCHEMAS: Record<string, Schema> = {
     price_quote: num(),
     market_cap_usd: numQ(),
     market_cap_quote: num(),
+  }),
+  Signal: obj({
+    signal_id: str('`<kind>:<token>:<trigger>`: the same on every replay'),
+    kind: str(),
+    token_address: ADDRESS,
+    pool_address: strQ('the traded pool; for migration the pool the curve moved to'),
+    wallet_addresses: arr(ADDRESS, 'the wallets behind it (none for token-wide kinds; the cluster for cluster_buy)'),
+    at: int('time of the event that fired it (Unix ms)'),
+    score: num('0..1'),
+    detail: { type: 'object', description: 'the numbers behind it, per kind (actors/signals/SIGNALS.md): big_win profit_usd, cost_usd, multiple, hold_time_ms, entry_market_cap_usd, labels; first_buy amount_usd, market_cap_usd, labels; cluster_buy wallet_count, buys_usd, window_ms, market_cap_usd' },
   }),
   Address: { ...ADDRESS, description: 'Base58 address (SERVICE.md 2.1).' },
   Pagination: obj({ next_cursor: strQ('Opaque; null on the last page.'), has_more: bool('False on the last page.') }),
@@ -383,7 +419,17 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     data: arr(ref('RankingEntry')),
     paged: true,
   },
-  '/v1/tokens/signals': { tag: 'discovery', summary: 'Token signals (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/tokens/signals': {
+    tag: 'discovery',
+    summary: 'Token signals (Pro)',
+    description: [
+      'Without token_address, the latest signal of each token (of `kind` when given: each token\'s latest of that kind); with token_address, every signal of that token (of `kind` when given). Newest first (at, then signal_id or token descending), down to start_time (inclusive) when given. Paged by position (limit 1..100, default 50); the cursor is bound to token_address, kind and start_time. Kinds: volume_spike, price_breakout, smart_money_buy, kol_buy, dev_sell, whale_buy, migration, almost_bonded (wallet kinds are GET /v1/wallets/signals). Pro and Scale; other plans 403/4033.',
+      ...SIGNAL_RULES,
+      formulas(['volume_spike', 'price_breakout', 'smart_money_buy', 'kol_buy', 'dev_sell', 'whale_buy', 'migration', 'almost_bonded']),
+    ].join('\n\n'),
+    data: arr(ref('Signal')),
+    paged: true,
+  },
   '/v1/tokens/posts': {
     tag: 'discovery',
     summary: 'Tracked social posts (Pro)',
@@ -423,7 +469,18 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     data: arr(ref('LabeledTrade')),
     paged: true,
   },
-  '/v1/wallets/signals': { tag: 'smart money', summary: 'Wallet signals (Pro)', data: arr({ type: 'object' }), paged: true },
+  '/v1/wallets/signals': {
+    tag: 'smart money',
+    summary: 'Wallet signals (Pro)',
+    description: [
+      'The wallet kinds (cluster_buy, big_win, first_buy) fired within the window (5m, 1h default, 6h, 24h) up to the engine clock\'s now (the newest event\'s time under --clock event), newest first. Paged by position (limit 1..100, default 50); the cursor is bound to the filters and keeps the first page\'s window start.',
+      'Filters (all optional, combined with AND): wallets (1 to 100 comma-separated addresses: signals naming any of them, each signal once); token_address; min_wallets (signals naming at least that many distinct wallets: a cluster_buy names its cluster, big_win and first_buy one wallet); min_profit_usd and max_hold_time_ms (big_win\'s realized profit and the time from the wallet\'s first buy of the token to the sell; other kinds do not pass them); min_cost_usd (what the wallets put in: big_win the cost of the tokens sold, first_buy the buy\'s amount_usd, cluster_buy the cluster\'s buys_usd); min_entry_market_cap_usd / max_entry_market_cap_usd (big_win the market cap at the wallet\'s first buy, first_buy and cluster_buy the market cap at the buy; a signal without one does not pass); include_bots (default false: leaves out signals whose wallet carries a bot, sniper or bundler label). Pro and Scale; other plans 403/4033.',
+      ...SIGNAL_RULES,
+      formulas(['cluster_buy', 'big_win', 'first_buy']),
+    ].join('\n\n'),
+    data: arr(ref('Signal')),
+    paged: true,
+  },
   '/v1/wallets/:wallet_address/performance': {
     tag: 'wallet',
     summary: 'Wallet performance',

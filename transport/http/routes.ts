@@ -22,11 +22,11 @@ import {
 } from './handlers/wallets.ts';
 import { activityQuery, activityRoute, labeledWalletsQuery, labeledWalletsRoute, postsQuery, postsRoute } from './handlers/discovery.ts';
 import { rankingsParams, rankingsQuery, rankingsRoute } from './handlers/rankings.ts';
+import { tokenSignalsQuery, tokenSignalsRoute, walletSignalsQuery, walletSignalsRoute } from './handlers/signals.ts';
 import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQuerySchema, holdersRoute, holderStatsRoute } from './handlers/holders.ts';
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
 import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
-import { notBuilt } from '../../engine/errors.ts';
 import { defineRoute, type Route } from './route.ts';
 
 /**
@@ -41,29 +41,6 @@ import { defineRoute, type Route } from './route.ts';
  * its own side filter.
  */
 const tradeListQuery = { start_time: startTime, order: order('desc'), limit: limit(50, 500), cursor };
-
-/**
- * A route of SERVICE.md 4.2 that mds does not build yet. It is in the table, so that
- * its static segments win over a parameter (/v1/tokens/signals is not a token address:
- * uWS matches a static segment before a parameter, whatever the registration order)
- * and it is in /openapi.json, marked. It answers 501/5010 NOT_IMPLEMENTED naming the
- * route, on every plan (no 403 asking a caller to upgrade for what is not there),
- * after the key check and admission like any /v1 route, and whatever its parameters:
- * they are not validated, since nothing reads them.
- */
-function notBuiltRoute(pattern: string): Route {
-  const paramNames = [...pattern.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
-  const what = `GET ${pattern.replace(/:([a-z_]+)/g, '{$1}')}`;
-  const route = defineRoute({
-    pattern,
-    auth: true,
-    params: z.object(Object.fromEntries(paramNames.map((name) => [name, z.string()]))),
-    handler: () => {
-      throw notBuilt(what);
-    },
-  });
-  return { ...route, query: z.looseObject({}), notBuilt: true };
-}
 
 export const ROUTES = [
   defineRoute({ pattern: '/health', auth: false, handler: health }),
@@ -115,6 +92,9 @@ export const ROUTES = [
   defineRoute({ pattern: '/v1/tokens/search', auth: true, query: tokenSearchQuery, handler: tokenSearchRoute }),
   // Route 16; static `rankings` before /v1/tokens/:token_address (uWS matches static segments first).
   defineRoute({ pattern: '/v1/tokens/rankings/:feed', auth: true, params: rankingsParams, query: rankingsQuery, handler: rankingsRoute }),
+  // Routes 17 and 22 (Pro); static `signals` before the `:address` siblings.
+  defineRoute({ pattern: '/v1/tokens/signals', auth: true, minPlan: 'pro', query: tokenSignalsQuery, handler: tokenSignalsRoute }),
+  defineRoute({ pattern: '/v1/wallets/signals', auth: true, minPlan: 'pro', query: walletSignalsQuery, handler: walletSignalsRoute }),
   defineRoute({ pattern: '/v1/tokens/:token_address', auth: true, params: z.object({ token_address: address }), handler: tokenOverview }),
   defineRoute({ pattern: '/v1/tokens/:token_address/pools', auth: true, params: z.object({ token_address: address }), query: tokenPoolsQuery, handler: tokenPools }),
   defineRoute({
@@ -180,11 +160,4 @@ export const ROUTES = [
     query: z.object({ ...tradeListQuery, token_address: address.optional() }),
     handler: walletTradesRoute,
   }),
-  // SERVICE.md 4.2 routes not built yet (and the paths openapi-docs.ts gives the routes
-  // SERVICE.md lists by purpose only). Last on purpose: the router's static-before-
-  // parameter order, not the table's, puts /v1/tokens/signals before /v1/tokens/:token_address.
-  ...[
-    '/v1/tokens/signals',
-    '/v1/wallets/signals',
-  ].map(notBuiltRoute),
 ] as const satisfies readonly Route[];

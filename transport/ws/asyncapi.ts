@@ -24,6 +24,23 @@ function schemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** token_signals and wallet_signals events: the signal (SERVICE.md has no shape; DECISIONS.md: the HTTP routes' object, `event` = kind). */
+const SIGNAL_EVENT = {
+  type: 'object',
+  required: ['event', 'signal_id', 'kind', 'token_address', 'pool_address', 'wallet_addresses', 'at', 'score', 'detail'],
+  properties: {
+    event: { type: 'string', description: 'the kind' },
+    signal_id: { type: 'string' },
+    kind: { type: 'string' },
+    token_address: ADDRESS,
+    pool_address: { type: ['string', 'null'] },
+    wallet_addresses: { type: 'array', items: ADDRESS },
+    at: { type: 'integer' },
+    score: { type: 'number', minimum: 0, maximum: 1 },
+    detail: { type: 'object' },
+  },
+};
+
 const tradeRecord = {
   type: 'object',
   description: 'Trade record (SERVICE.md 2.8), described from the subscribed token’s side on token_trades.',
@@ -229,6 +246,16 @@ const eventData: Record<LiveStream, Record<string, unknown>> = {
       detail: { type: ['object', 'null'] },
     },
   },
+  token_signals: {
+    ...SIGNAL_EVENT,
+    description:
+      'A token signal (volume_spike, price_breakout, smart_money_buy, kol_buy, dev_sell, whale_buy, migration, almost_bonded) as GET /v1/tokens/signals lists it, with `event` = its kind, sent once when it fires (live; a replay after a restart sends nothing again). token_address and kind narrow it; an empty payload gets every token signal. Formulas and thresholds: GET /v1/tokens/signals in the OpenAPI description.',
+  },
+  wallet_signals: {
+    ...SIGNAL_EVENT,
+    description:
+      'A wallet signal (cluster_buy, big_win, first_buy) as GET /v1/wallets/signals lists it, with `event` = its kind, sent once when it fires. wallets (1 to 100): signals naming any of them; token_address: of that token; min_wallets (1 to 20, default 1): signals naming at least that many distinct wallets (a cluster_buy its cluster, the others one). An empty payload gets every wallet signal. A signal naming several of the subscribed wallets (a cluster) arrives once per such wallet: each wallet is its own channel; a client dedups by signal_id.',
+  },
 };
 
 const WATCHED: Record<LiveStream, string> = {
@@ -242,6 +269,8 @@ const WATCHED: Record<LiveStream, string> = {
   social_posts: 'Watches one item: the subscription (every post, a token\'s, an author\'s, or both).',
   wallet_activity: 'Watches one item per wallet of `wallets`; without wallets, one item: the subscription (every labeled trade, or one label\'s).',
   markers: 'Watches one item: the token.',
+  token_signals: 'Watches one item: the (token_address, kind) it names, an empty payload included.',
+  wallet_signals: 'Watches one item per wallet named, or one when it names none (token_address and min_wallets add none).',
 };
 
 const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVICE.md 3.2, 4.3, 4.4, 6, 7.2).
@@ -249,7 +278,7 @@ const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVI
 Choices where the specification is open:
 - Authentication: \`Authorization: Bearer <key>\` at the upgrade, or a first frame \`{"type":"auth","key":"..."}\` within 5 s (answered \`{"type":"auth","status":"ok"}\`; no reply is sent for the header). Frames that arrive before authentication completes (before or after the auth frame) are held and applied in order once it does, never rejected; at most 64 KiB of them. A later auth frame with the same account's key is answered ok again.
 - Close codes: ${CLOSE.invalidKey} invalid or revoked key (also when a key is revoked while connected), ${CLOSE.planRequired} plan in force is Free (also when the grace period ends), ${CLOSE.authTimeout} no auth frame within 5 s, ${CLOSE.limit} connection limit of the plan or the monthly message allowance past 110 %, ${CLOSE.badFrame} a frame over 16 KiB, not JSON, or not a JSON object, ${CLOSE.slowConsumer} slow consumer, ${CLOSE.goingAway} server shutting down, ${CLOSE.internal} internal error. A frame over 256 KiB (16 times the limit) or a text frame that is not UTF-8 is cut by the WebSocket layer without a close frame (1006).
-- Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream token_signals is not built in this version of mds","stream":"token_signals"}\` for a stream SERVICE.md names that this version does not build (${[...NOT_BUILT_STREAMS].join(', ')}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter (nothing is subscribed); \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
+- Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream token_signals is not built in this version of mds","stream":"token_signals"}\` for a stream SERVICE.md names that a version does not build (none in this one: ${[...NOT_BUILT_STREAMS].join(', ') || 'every stream is built'}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter (nothing is subscribed); \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
 - Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools, tokens and wallets named (chart_lines: its pool and each distinct wallet; each stream's count is in its channel's description), counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
 - Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
 - Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (a graduated pool's candles continue those of the curve it graduated from, as on the candles route, so a resume by time from before the graduation gets the curve's candles too) (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq. A seq counts every change of the series, watched or not, so a resume with the current seq gets an empty candles list and nothing else does; a seq the series has not reached counts as too old. After a restart of the server (or a rebuild of the pool's state) every seq moves on by one or more gaps of 2^20 (more each time the same saved state is loaded again): a seq from before is never handed out again for other candles, and resuming with it sends the candles since resume_after_time.

@@ -1,8 +1,8 @@
-import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
+import { CANDLE_MODES, INTERVAL_NAMES, TOKEN_SIGNAL_KINDS } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { ERROR_CODES } from '../../engine/errors.ts';
-import { CANDLES_FRAME_PREFIX, FEED_NAMES, RANKING_WINDOWS, chartLinesTopic, topics, type ChartLinesParams, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
+import { CANDLES_FRAME_PREFIX, FEED_NAMES, MIN_WALLETS_MAX, RANKING_WINDOWS, chartLinesTopic, topics, type ChartLinesParams, type FeedName, type RankingWindow } from '../../engine/topics/index.ts';
 import { ADDRESS_PATTERN } from '../http/index.ts';
 
 /**
@@ -38,7 +38,7 @@ export const PRO_STREAMS: ReadonlySet<string> = new Set(['markers', 'chart_lines
  * 5010 NOT_IMPLEMENTED naming the stream, on every plan (a Starter key is not told to
  * upgrade for something no plan gets), and nothing is subscribed.
  */
-export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set(['token_signals', 'wallet_signals']);
+export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set<string>();
 
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
@@ -80,6 +80,10 @@ export const payloadSchemas = {
   /** DECISIONS.md: {label?, wallets? (up to 100)}; empty: every labeled trade. */
   wallet_activity: z.object({ label: z.string().min(1).max(64).optional(), wallets: z.array(address).min(1).max(100).optional() }),
   markers: z.object({ token_address: address }),
+  /** DECISIONS.md "WebSocket": both optional; empty means every token signal. */
+  token_signals: z.object({ token_address: address.optional(), kind: z.enum(TOKEN_SIGNAL_KINDS).optional() }),
+  /** DECISIONS.md "WebSocket": all optional; wallets up to 100 (as wallet_activity's), min_wallets 1..MIN_WALLETS_MAX (default 1). */
+  wallet_signals: z.object({ wallets: z.array(address).min(1).max(100).optional(), token_address: address.optional(), min_wallets: z.number().int().min(1).max(MIN_WALLETS_MAX).optional() }),
 } as const;
 
 export type LiveStream = keyof typeof payloadSchemas;
@@ -170,6 +174,33 @@ export function parseSubscription(stream: string, payload: unknown): Subscriptio
     case 'pool_trades': {
       const pool = (result.data as { pool_address: string }).pool_address;
       return single('pool_trades', topics.poolTrades(pool), null, pool);
+    }
+    case 'token_signals': {
+      // One watched item: the (token, kind) scope, named by its topic (an all-subscription is one item too).
+      const { token_address, kind } = result.data as { token_address?: string; kind?: string };
+      const topic = topics.tokenSignals(token_address ?? null, kind ?? null);
+      return single('token_signals', topic, null, topic);
+    }
+    case 'wallet_signals': {
+      // One watched item per wallet named (a channel each), or one for the scope without wallets.
+      const p = result.data as { wallets?: string[]; token_address?: string; min_wallets?: number };
+      const token = p.token_address ?? null;
+      const min = p.min_wallets ?? 1;
+      if (p.wallets === undefined) {
+        const topic = topics.walletSignals(null, token, min);
+        return single('wallet_signals', topic, null, topic);
+      }
+      const wallets = [...new Set(p.wallets)].sort();
+      return {
+        stream: 'wallet_signals',
+        key: `wallet_signals:${wallets.join(',')}:${token ?? '*'}:${min}`,
+        channels: wallets.map((wallet) => {
+          const topic = topics.walletSignals(wallet, token, min);
+          return { name: topic, topic, subscriptionId: null, item: wallet };
+        }),
+        items: wallets,
+        resume: null,
+      };
     }
     case 'rankings': {
       // One watched item per (feed, window) (SERVICE.md 8: a feed), named by its topic.

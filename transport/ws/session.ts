@@ -261,7 +261,7 @@ export class Connection implements HubConnection {
       return null;
     }
     if (PRO_STREAMS.has(stream) && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
-      // A Pro-only stream that is built (out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
+      // A built Pro-only stream (out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
       if (subscribing) this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       return null;
     }

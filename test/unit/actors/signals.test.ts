@@ -268,7 +268,7 @@ describe('cluster_buy', () => {
     const signals = only(run(new TokenSignals(TOKEN), [buy(W[0]!, 0, ['smart_money']), buy(W[1]!, 4, ['kol']), buy(W[0]!, 5, ['smart_money']), buy(W[2]!, 9, ['whale'])]), 'cluster_buy');
     expect(signals).toHaveLength(1);
     expect(signals[0]!.wallet_addresses).toEqual([W[0], W[1], W[2]]);
-    expect(signals[0]!.detail).toEqual({ wallet_count: 3, buys_usd: 800, window_ms: 10 * MIN });
+    expect(signals[0]!.detail).toEqual({ wallet_count: 3, buys_usd: 800, window_ms: 10 * MIN, market_cap_usd: 1_000_000 });
     expect(signals[0]!.score).toBeCloseTo(0.3);
   });
 

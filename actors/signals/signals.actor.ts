@@ -1,0 +1,145 @@
+import { KNOWN_MINTS, TRADE, tradeFromTokenSide, type PoolGraduatedEvent, type PoolTradeEvent, type Signal } from '../../engine/model/index.ts';
+import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
+import { activeLabels, type WalletLabelsState } from '../labels/index.ts';
+import { curveGain5m, curveProgress, type PoolState } from '../pool/index.ts';
+import { supplyOf, type TokenState } from '../token/index.ts';
+import { SignalTradeView, longestCooldownMs, type SignalThresholds } from './signals.rules.ts';
+import { TokenSignals, type TokenSignalsData, type TradeContext } from './token-signals.logic.ts';
+
+/**
+ * The token-signals actor (kind `token-signals`, one per token): the token kinds of
+ * DECISIONS.md and the token's cluster_buy (token-signals.logic.ts), fed the router's
+ * `pool.trade` (from each token's side) and `pool.graduated`; each signal is emitted as
+ * the derived event `signal` (engine/model/derived.ts), which the signals store and the
+ * token_signals / wallet_signals streams take.
+ *
+ * Inputs of other actors are read through the read-only port (ActorContext.read) when
+ * the trade is delivered, as the pool actor reads the token and quote-price actors to
+ * price a swap: the hosts run after the pools and wallet accounting within each event
+ * (engine/system.ts), so a read sees the traded pool after the trade (curve progress,
+ * its 5-minute gain), the labels in force and the token's creator and supply, and
+ * nothing after the event. Carrying them on `pool.trade` instead would put three more
+ * fields on every trade's derived event for every other consumer, and the pool's
+ * rederive could not give them again (its stored trades keep no reserve).
+ */
+
+const VIEW = new SignalTradeView();
+const CURVE = { progress_pct: 0, complete: false, gain_5m_pct: null as number | null };
+const CONTEXT: TradeContext = { labels: [], creator_address: null, total_supply: null, curve: null };
+const OUT: Signal[] = [];
+const NO_LABELS: readonly string[] = Object.freeze([]);
+/** Cooldown keys a token keeps before pruning those past the longest cooldown. */
+const PRUNE_PAST = 64;
+
+/** Labels in force on a wallet (the wallet-labels actor), a shared empty list for the unlabeled. */
+export function labelsOf(ctx: ActorContext, wallet: string): readonly string[] {
+  const state = ctx.read<WalletLabelsState>('wallet-labels', wallet);
+  return state === undefined ? NO_LABELS : activeLabels(state);
+}
+
+export interface TokenSignalsState {
+  token: string;
+  signals: TokenSignals;
+}
+
+/** Fills VIEW with `e`'s trade from `token`'s side; false for a token the trade does not move. */
+function view(e: PoolTradeEvent, token: string, ctx: ActorContext): boolean {
+  const t = e.trade;
+  const quoteUsd = t[TRADE.quoteUsd];
+  VIEW.stored = t;
+  VIEW.token_address = token;
+  VIEW.pool_address = e.pool_address;
+  VIEW.wallet_address = t[TRADE.wallet];
+  VIEW.at = t[TRADE.at];
+  if (token === e.base_address) {
+    VIEW.side = t[TRADE.side] === 1 ? 'buy' : 'sell';
+    VIEW.token_amount = t[TRADE.baseAmount];
+    VIEW.amount_usd = quoteUsd === null ? null : t[TRADE.quoteAmount] * quoteUsd;
+    VIEW.price_usd = quoteUsd === null ? null : t[TRADE.priceQuote] * quoteUsd;
+    VIEW.market_cap_usd = quoteUsd === null ? null : t[TRADE.marketCapQuote] * quoteUsd;
+    return true;
+  }
+  // A token-quoted pool's quote token (rare): its side of the trade, its market cap from its supply.
+  const side = tradeFromTokenSide(e, token);
+  if (side === null) return false;
+  VIEW.side = side.side === 1 ? 'buy' : 'sell';
+  VIEW.token_amount = side.token_amount;
+  VIEW.amount_usd = side.amount_usd;
+  VIEW.price_usd = side.price_usd;
+  const supply = supplyOf(ctx.read<TokenState>('token', token) as TokenState | undefined);
+  VIEW.market_cap_usd = side.price_usd === null || supply === null ? null : side.price_usd * supply;
+  return true;
+}
+
+/** What the trade's signals read besides it: labels, the creator and supply (sells), the pool's curve after the trade. */
+function context(state: TokenSignalsState, e: PoolTradeEvent, ctx: ActorContext, t: Readonly<SignalThresholds>): TradeContext {
+  CONTEXT.labels = labelsOf(ctx, VIEW.wallet_address);
+  if (VIEW.side === 'sell') {
+    const token = ctx.read<TokenState>('token', state.token) as TokenState | undefined;
+    const creator = token?.fields.creator_address;
+    CONTEXT.creator_address = typeof creator === 'string' ? creator : null;
+    CONTEXT.total_supply = supplyOf(token);
+  } else {
+    CONTEXT.creator_address = null;
+    CONTEXT.total_supply = null;
+  }
+  CONTEXT.curve = null;
+  if (state.token === e.base_address) {
+    const pool = ctx.read<PoolState>('pool', e.pool_address) as PoolState | undefined;
+    const progress = pool === undefined ? null : curveProgress(pool);
+    if (pool !== undefined && progress !== null && !pool.info!.replaced_by_pool_address) {
+      CURVE.progress_pct = progress;
+      CURVE.complete = pool.completed_key !== null || pool.real_base_reserve === 0;
+      // The gain only scores a crossing: read when the curve is past the threshold.
+      CURVE.gain_5m_pct = progress >= t.almost_bonded.minProgressPct ? curveGain5m(pool, VIEW.at) : null;
+      CONTEXT.curve = CURVE;
+    }
+  }
+  return CONTEXT;
+}
+
+function emitAll(ctx: ActorContext): void {
+  for (let i = 0; i < OUT.length; i++) ctx.emit({ type: 'signal', signal: OUT[i]! });
+  OUT.length = 0;
+}
+
+/** The tokens a trade concerns: its base token, and its quote token when that is not a known quote mint. */
+function tokensOf(e: ActorEvent): string | readonly string[] | undefined {
+  if (e.type === 'pool.trade') return e.quote_address in KNOWN_MINTS ? e.base_address : [e.base_address, e.quote_address];
+  if (e.type === 'pool.graduated') return e.token_address;
+  return undefined;
+}
+
+function graduated(state: TokenSignalsState, e: PoolGraduatedEvent, ctx: ActorContext): void {
+  const token = ctx.read<TokenState>('token', state.token) as TokenState | undefined;
+  const launched = token?.fields.launched_at;
+  for (const s of state.signals.onGraduated({ ...e, launched_at: typeof launched === 'number' ? launched : null })) OUT.push(s);
+}
+
+/** The token-signals behaviour over these thresholds (config `signals.<kind>.<name>` resolved: resolveSignalThresholds). */
+export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds>): ActorBehavior<TokenSignalsState> {
+  const keepMs = longestCooldownMs(thresholds);
+  return {
+    kind: 'token-signals',
+    takes: ['pool.trade', 'pool.graduated'],
+    // No rederive: no actor takes `signal` (the store and the streams are router
+    // subscribers, the store fed during start-up replay too and idempotent by signal_id).
+    emits: ['signal'],
+    route: tokensOf,
+    initial: (token) => ({ token, signals: new TokenSignals(token, thresholds) }),
+    apply(state, e, ctx) {
+      OUT.length = 0;
+      if (e.type === 'pool.trade') {
+        if (!view(e, state.token, ctx)) return;
+        state.signals.onTrade(VIEW, context(state, e, ctx, thresholds), OUT);
+        if (state.signals.cooldownCount > PRUNE_PAST) state.signals.prune(VIEW.at, keepMs);
+      } else if (e.type === 'pool.graduated') graduated(state, e, ctx);
+      if (OUT.length > 0) emitAll(ctx);
+    },
+    toSnapshot: (state) => ({ token: state.token, data: state.signals.toData() }),
+    fromSnapshot: (data) => {
+      const s = data as { token: string; data: TokenSignalsData };
+      return { token: s.token, signals: TokenSignals.fromData(s.token, s.data, thresholds) };
+    },
+  };
+}
