@@ -75,7 +75,8 @@ async function subscribed(stream: string, payload: unknown): Promise<TestClient 
 
 beforeAll(async () => {
   dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path), actors: [signaler] });
+  // The engine's own signal actors are off: the marks of signals come from the test actor (signaler) alone.
+  engine = await createEngine({ config: testConfig(dir.path), actors: [signaler], signals: false });
   await ingest(
     { type: 'quote_price', quote_address: WSOL, price_usd: 100, at: T0 },
     { type: 'token', token_address: TOKEN, decimals: 6, supply_raw: '1000000000000000', symbol: 'TOK', name: 'Token', slot: 1, at: T0 },
