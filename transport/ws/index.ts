@@ -1,7 +1,8 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
-import type { KeyStore } from '../../engine/plans/index.ts';
+import type { Account, KeyStore, SessionStore } from '../../engine/plans/index.ts';
+import { sameOrigin, sessionCookieOf, sessionHeaders } from '../http/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics/index.ts';
@@ -29,6 +30,8 @@ export interface WebSocketDeps {
   candleWatch?: CandleWatch;
   /** The engine's rankings stream (`engine.rankings`): the snapshot a rankings subscriber gets first. */
   rankings?: RankingSnapshots;
+  /** Web terminal sessions: an upgrade without a key may be authorized by the session cookie, from this origin only. */
+  sessions?: SessionStore;
 }
 
 export interface WebSocketEndpoint {
@@ -100,8 +103,22 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     // Synchronous: headers are read and the upgrade done before the handler returns,
     // so no onAborted is needed and `req` is never touched later.
     upgrade: (res, req, context) => {
+      const authorization = req.getHeader('authorization');
+      // The web terminal's session cookie (transport/http/session-cookie.ts), only without
+      // a key: from another origin the upgrade is refused outright (403, no socket).
+      let session: Account | null | undefined;
+      const headers = authorization === '' && deps.sessions !== undefined ? sessionHeaders(req) : null;
+      const cookie = headers === null ? null : sessionCookieOf(headers.cookie);
+      if (headers !== null && cookie !== null) {
+        if (!sameOrigin(headers)) {
+          res.cork(() => res.writeStatus('403 Forbidden').writeHeader('content-type', 'text/plain').end('session cookie refused: the request comes from another origin'));
+          return;
+        }
+        // null: an unknown, expired or revoked session, closed with 4401 once open.
+        session = deps.sessions!.verify(cookie);
+      }
       res.upgrade<UserData>(
-        { authorization: req.getHeader('authorization'), connection: null },
+        { authorization, session, connection: null },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -113,7 +130,7 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
       const userData = ws.getUserData();
       const connection = new Connection(ws, ctx);
       userData.connection = connection;
-      guard(connection, () => connection.open(userData.authorization));
+      guard(connection, () => connection.open(userData.authorization, userData.session));
     },
 
     message: (ws, message, isBinary) => {
