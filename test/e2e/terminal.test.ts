@@ -34,6 +34,8 @@ let sessions: SessionStore;
 const terminalKeys: string[] = [];
 /** Every same-origin response body and WebSocket frame the browser received. */
 const received: string[] = [];
+/** Uncaught errors and console errors or warnings of the pages: none expected. */
+const pageErrors: string[] = [];
 /** The simulated swaps, by pool: models for the trades the test ingests. */
 const swapsByPool = new Map<string, Record<string, any>>();
 let lastEvent: Record<string, any> = {};
@@ -106,6 +108,10 @@ describe.skipIf(missing !== null)('web terminal in Chromium', () => {
       received.push(`${res.url()} ${JSON.stringify(await res.allHeaders())} ${await res.text().catch(() => '')}`);
     });
     page.on('websocket', (ws) => ws.on('framereceived', (f) => received.push(String(f.payload))));
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') pageErrors.push(message.text());
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -242,5 +248,7 @@ describe.skipIf(missing !== null)('web terminal in Chromium', () => {
     await page.waitForFunction(() => !JSON.stringify((window.mdsTerminal!.chart as any).overlays()).includes('waiting'));
     const state = await page.evaluate(() => (window.mdsTerminal!.chart as any).overlays());
     expect(state).toEqual({ markers: 'off 5010', chart_lines: 'off 5010' });
+    // Nothing on any page threw or logged an error (a failed load, a CSP refusal).
+    expect(pageErrors).toEqual([]);
   });
 });

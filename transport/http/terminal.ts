@@ -19,8 +19,11 @@ import { sessionSetCookie } from './session-cookie.ts';
 /** Where the bundle is: dist/terminal beside the sources, or beside dist/transport in the built package. */
 const BUNDLE_DIRS = [new URL('../../dist/terminal/', import.meta.url), new URL('../../terminal/', import.meta.url)];
 
-/** The browser is told to load and connect to this origin only (ws: to the same host included). */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * The browser is told to load and connect to this origin only (ws: to the same host
+ * included). In a meta element, as /docs does (frame-ancestors would need a header).
+ */
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'";
 
 const SHELL = `<!doctype html>
 <html lang="en">
@@ -30,6 +33,7 @@ const SHELL = `<!doctype html>
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="referrer" content="no-referrer">
 <title>mds terminal</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/terminal/app.css">
 <script type="module" src="/terminal/app.js"></script>
 </head>
