@@ -159,6 +159,18 @@ describe('web terminal sessions', () => {
     expect(await openWs({ cookie })).toMatchObject({ outcome: 'closed', code: 4401 });
     expect(await sessions.revoke(id)).toBe(false);
 
+    // An open connection of a session revoked meanwhile is closed 4401 (checked every WS_SESSION_CHECK_MS).
+    const live = await newSession();
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, { headers: { cookie: live } });
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'ping' })));
+      ws.on('message', () => resolve());
+    });
+    const liveId = sessions.list().filter((s) => s.kind === 'session' && s.revokedAt === null).at(-1)!.id;
+    await sessions.revoke(liveId);
+    expect(await closed).toBe(4401);
+
     // Revoking the terminal key ends its sessions; the next link binds a new key.
     const before = await newSession();
     const keyId = keys.list().filter((a) => a.plan === 'pro' && a.revokedAt === null).map((a) => a.id);

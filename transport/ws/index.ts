@@ -7,6 +7,7 @@ import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics/index.ts';
 import { DISABLED } from '../uws.ts';
+import { WS_SESSION_CHECK_MS } from '../../engine/bounds.ts';
 import { Hub, type HubConnection } from './hub.ts';
 import { CLOSE } from './protocol.ts';
 import { Connection, type CandleResumeSource, type CandleWatch, type RankingSnapshots, type SessionContext, type UserData } from './session.ts';
@@ -118,7 +119,7 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
         session = deps.sessions!.verify(cookie);
       }
       res.upgrade<UserData>(
-        { authorization, session, connection: null },
+        { authorization, session, ...(cookie === null ? {} : { sessionCookie: cookie }), connection: null },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -130,6 +131,7 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
       const userData = ws.getUserData();
       const connection = new Connection(ws, ctx);
       userData.connection = connection;
+      connection.sessionCookie = userData.sessionCookie ?? null;
       guard(connection, () => connection.open(userData.authorization, userData.session));
     },
 
@@ -170,9 +172,18 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     }
   }
 
+  // A revoked or expired terminal session ends its open streams too (4401, as a revoked key).
+  const sessionCheck = deps.sessions === undefined ? null : setInterval(() => {
+    for (const c of connections) {
+      if (c.sessionCookie !== null && c.state === 'authenticated' && deps.sessions!.verify(c.sessionCookie) === null) c.close(CLOSE.invalidKey, 'session expired or revoked');
+    }
+  }, WS_SESSION_CHECK_MS);
+  sessionCheck?.unref();
+
   return {
     sink: hub,
     close() {
+      if (sessionCheck) clearInterval(sessionCheck);
       stopPlanChanges();
       for (const connection of [...connections]) connection.close(CLOSE.goingAway, 'server shutting down');
       hub.close();

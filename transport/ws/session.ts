@@ -46,6 +46,8 @@ export interface UserData {
    * named no live session; undefined: no session cookie.
    */
   session?: Account | null;
+  /** The session cookie the upgrade carried (checked again while the connection lives). */
+  sessionCookie?: string;
   connection: Connection | null;
 }
 
@@ -81,6 +83,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export class Connection implements HubConnection {
   ws: WebSocket<UserData> | null;
   account: AccountEntry | null = null;
+  /** A web terminal session's cookie, when the upgrade was authorized by one. */
+  sessionCookie: string | null = null;
   checkedTurn = -1;
   dropped = false;
   outbox: Outbox | null = null;
