@@ -71,6 +71,8 @@ export const LOGIN_TTL_MS = 10 * 60_000;
 /** A working day; `mds terminal-url --ttl` sets another. */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
+/** How long `mds sessions list` still shows an ended link or session. */
+const PRUNE_AFTER_MS = 86_400_000;
 const SECRET_BYTES = 32;
 /** base64url of 32 bytes. */
 const SECRET_LENGTH = 43;
@@ -97,8 +99,17 @@ export function createSessionStore(storage: Storage, keys: KeyStore, clock: { no
   const live = (record: SessionRecord | undefined, now: number): record is SessionRecord =>
     record !== undefined && record.revokedAt === null && now < record.expiresAt;
 
+  /** Links and sessions ended more than a day ago are dropped (each start of mds serve makes a link). */
+  const prune = async (now: number): Promise<void> => {
+    for (const { key, value } of db.getRange()) {
+      const name = String(key);
+      if ((name.startsWith('login:') || name.startsWith('session:')) && (value as SessionRecord).expiresAt < now - PRUNE_AFTER_MS) await db.remove(name);
+    }
+  };
+
   return {
     async createLogin({ plan, sessionTtlMs = SESSION_TTL_MS, loginTtlMs = LOGIN_TTL_MS }) {
+      await prune(clock.now());
       const accountHash = await terminalKey(plan);
       const token = newSecret();
       const hash = sha256(token);

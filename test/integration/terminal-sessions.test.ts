@@ -144,6 +144,14 @@ describe('web terminal sessions', () => {
     const past = createSessionStore(engine.storage, keys, { now: () => Date.now() - 13 * HOUR });
     const staleLink = await past.createLogin({ plan: 'pro' });
     expect((await login(staleLink.token)).status).toBe(401);
+    // Links and sessions ended more than a day ago are dropped when the next link is made.
+    const older = createSessionStore(engine.storage, keys, { now: () => Date.now() - 2 * 24 * HOUR });
+    const forgotten = await older.createLogin({ plan: 'pro' });
+    expect(sessions.list().map((s) => s.id)).toContain(forgotten.id);
+    await sessions.createLogin({ plan: 'pro' });
+    expect(sessions.list().map((s) => s.id)).not.toContain(forgotten.id);
+    // (The stale link above is gone too: a redeem removes the token it finds, live or not.)
+    expect(sessions.list().map((s) => s.id)).not.toContain(staleLink.id);
     // A session redeemed 13 hours ago ended an hour ago (12 h sessions).
     const pastSession = past.redeem((await past.createLogin({ plan: 'pro' })).token);
     expect(pastSession).not.toBeNull();

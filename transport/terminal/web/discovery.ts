@@ -40,7 +40,7 @@ export function discoveryPage(t: Terminal): void {
       h('h2', {}, title, ' ', count),
       h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Token'), h('th', { class: 'num' }, 'MCap'), h('th', { class: 'num' }, '1h'), h('th', { class: 'num' }, 'Vol 1h'))), body));
     grid.append(panel);
-    return { feed, body, count, panel, rows: [] as Entry[], seq: 0, dirty: false };
+    return { feed, body, count, panel, rows: [] as Entry[], seq: 0, dirty: false, live: false };
   });
   t.debug.feeds = () => Object.fromEntries(feeds.map((f) => [f.feed, f.rows.length]));
 
@@ -57,9 +57,11 @@ export function discoveryPage(t: Terminal): void {
     fill(f.body, ...(f.rows.length === 0 ? [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'nothing in this feed yet'))] : f.rows.slice(0, SHOWN).map((e, i) => row(e, i + 1))));
   };
 
-  const reload = async (f: (typeof feeds)[number]) => {
+  /** Route 16's rows: at first (unless the stream's snapshot came before), and after a missed window batch. */
+  const reload = async (f: (typeof feeds)[number], first = false) => {
     try {
       const page = await t.client.http.tokens.rankings(f.feed, { window: WINDOW, limit: 50 });
+      if (first && f.live) return;
       f.rows = page.data as unknown as Entry[];
       f.dirty = true;
       schedule();
@@ -69,11 +71,12 @@ export function discoveryPage(t: Terminal): void {
   };
 
   for (const f of feeds) {
-    void reload(f);
+    void reload(f, true);
     const sub = t.socket.rankings(f.feed, WINDOW);
     sub.observable().subscribe({
       next: (data) => {
         const e = data as { event: string; seq?: number; rankings?: Entry[]; pool_address?: string; entry?: Entry | null; ops?: Op[] };
+        f.live = true;
         if (e.event === 'snapshot') {
           f.rows = e.rankings ?? [];
           if (typeof e.seq === 'number') f.seq = e.seq;
