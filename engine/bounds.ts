@@ -141,6 +141,12 @@ export const WS_BACKPRESSURE_BYTES = 1_048_576;
 export const WS_BACKPRESSURE_HARD_BYTES = 16_777_216;
 /** Default bytes of frames held before authentication completes (config `ws.heldBytesMax`, 64 KiB); more closes with 4400. */
 export const WS_HELD_BYTES_MAX = 65_536;
+/**
+ * How often open /ws connections authorized by a web terminal session check it again,
+ * in ms: a revoked or expired session's streams end within this (a check is one LMDB
+ * read and a sha256 per such connection: a terminal opens a handful).
+ */
+export const WS_SESSION_CHECK_MS = 2_000;
 /** Default subscriptions on one connection (config `ws.subscriptionsMax`). */
 export const WS_SUBSCRIPTIONS_MAX = 10_000;
 /**

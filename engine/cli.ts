@@ -4,7 +4,7 @@ import { createLogger } from './log.ts';
 
 /**
  * The command-line contract (operators, scripts and black-box tests drive the
- * service through it): serve, replay, sim, decode, keys. Exit 0 on success, 2 on a usage
+ * service through it): serve, replay, sim, decode, keys, terminal-url, sessions. Exit 0 on success, 2 on a usage
  * error (with a message on stderr), 1 on a failure at run time.
  */
 
@@ -191,6 +191,73 @@ keys
   .action(async (id: string, opts) => {
     const revoked = await withKeys(opts, (store) => store.revoke(id));
     if (!revoked) throw new UsageError(`no key with id ${id}`);
+    process.stderr.write(`revoked ${id}\n`);
+  });
+
+/** A duration flag: `12h`, `30m`, `90s`, `2d`. */
+const duration = (name: string) => (value: string) => {
+  const m = /^(\d+)(s|m|h|d)$/.exec(value);
+  if (!m || Number(m[1]) === 0) throw new InvalidArgumentError(`${name} must be a positive duration such as 30m, 12h or 7d`);
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
+};
+
+program
+  .command('terminal-url')
+  .description('print a one-time link to the web terminal; opening it starts a session of --plan (a key of that plan kept on the server)')
+  .addOption(new Option('--plan <plan>', 'plan of the session').choices(PLAN_NAMES).default('pro'))
+  .option('--ttl <duration>', 'how long the session lasts once opened (30m, 12h, 7d); default 12h', duration('--ttl'))
+  .option('--port <n>', 'port mds serves on, for the link (default: the configured port)', int('--port'))
+  .option('--host <addr>', 'host mds serves on, for the link (default: the configured host)')
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (opts) => {
+    const { terminalUrl } = await import('./serve.ts');
+    const config = resolveConfig(opts);
+    const login = await withSessionStore(opts, (store) => store.createLogin({ plan: opts.plan, ...(opts.ttl ? { sessionTtlMs: opts.ttl } : {}) }));
+    process.stdout.write(`${terminalUrl(config.host, config.port, login.token)}\n`);
+    process.stderr.write(`one-time link ${login.id} (plan ${opts.plan}), to open before ${new Date(login.expiresAt).toISOString()}\n`);
+  });
+
+async function withSessionStore<T>(opts: Record<string, unknown>, run: (store: import('./plans/index.ts').SessionStore) => Promise<T> | T): Promise<T> {
+  const config = resolveConfig(opts);
+  const { openStorage } = await import('../storage/index.ts');
+  const { createKeyStore, createSessionStore } = await import('./plans/index.ts');
+  const { WallClock } = await import('./clock.ts');
+  const storage = openStorage(config.data);
+  try {
+    const clock = new WallClock();
+    return await run(createSessionStore(storage, createKeyStore(storage, clock), clock));
+  } finally {
+    await storage.close();
+  }
+}
+
+const sessions = program.command('sessions').description('list and revoke web terminal sessions');
+
+sessions
+  .command('list')
+  .description('list one-time links not yet opened and sessions (ids, plans, expiry, state; never secrets)')
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (opts) => {
+    const list = await withSessionStore(opts, (store) => store.list());
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    for (const s of list) {
+      const state = s.revokedAt !== null ? `revoked ${iso(s.revokedAt)}` : s.expiresAt <= now ? 'expired' : 'active';
+      process.stdout.write(`${s.id}\t${s.kind}\t${s.plan}\texpires ${iso(s.expiresAt)}\t${state}\n`);
+    }
+  });
+
+sessions
+  .command('revoke')
+  .description('revoke a session (or a one-time link) by its id')
+  .argument('<id>', 'session id, as `mds sessions list` shows it')
+  .addOption(dataOption())
+  .addOption(configOption())
+  .action(async (id: string, opts) => {
+    const revoked = await withSessionStore(opts, (store) => store.revoke(id));
+    if (!revoked) throw new UsageError(`no session with id ${id}`);
     process.stderr.write(`revoked ${id}\n`);
   });
 

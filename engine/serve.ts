@@ -2,7 +2,7 @@ import { createServer, mountWebSocket } from '../transport/index.ts';
 import { loadCursorSecret } from '../transport/http/index.ts';
 import { WallClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { createKeyStore, createLimits, type KeyStore } from './plans/index.ts';
+import { createKeyStore, createLimits, createSessionStore, type KeyStore, type SessionStore } from './plans/index.ts';
 import { createLimitsHook } from '../transport/http/index.ts';
 import { createLogger } from './log.ts';
 import { createEngine, type Engine } from './system.ts';
@@ -68,6 +68,8 @@ export interface Service {
   readonly port: number;
   /** The API keys of the engine's data directory: `await service.keys.create({ plan: 'pro' })`. */
   readonly keys: KeyStore;
+  /** The web terminal's sessions: `await service.sessions.createLogin({ plan: 'pro' })` gives a one-time token for `/session/{token}`. */
+  readonly sessions: SessionStore;
   /** Closes /ws and HTTP connections and writes the rate counters; the engine keeps running (stop it after). */
   close(): Promise<void>;
 }
@@ -85,15 +87,17 @@ export async function startService(engine: Engine): Promise<Service> {
   const keys = createKeyStore(engine.storage, wall);
   // Rate windows, quotas and expiries run on wall time, whatever clock derives state.
   const limits = createLimits({ plans: config.plans, clock: wall, storage: engine.storage, log: log.child({ part: 'limits' }) });
+  const sessions = createSessionStore(engine.storage, keys, wall);
   const cursorSecret = await loadCursorSecret(engine.storage);
-  const server = createServer({ config, log, query: engine.query, keys, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
-  const ws = mountWebSocket(server.app, { config, log, keys, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher, rankings: engine.rankings ?? undefined, chartLines: engine.chartLines, markers: engine.markers });
+  const server = createServer({ config, log, query: engine.query, keys, sessions, metrics: engine.metrics, cursorSecret, beforeHandle: [createLimitsHook(limits)] });
+  const ws = mountWebSocket(server.app, { config, log, keys, sessions, limits, metrics: engine.metrics, candles: engine.query.market?.candles, candleWatch: engine.publisher, rankings: engine.rankings ?? undefined, chartLines: engine.chartLines, markers: engine.markers });
   engine.attachTopics(ws.sink);
   const port = await server.listen();
   warnIfStale(engine, wall.now());
   return {
     port,
     keys,
+    sessions,
     async close() {
       ws.close();
       server.close();
@@ -116,12 +120,21 @@ function warnIfStale(engine: Engine, now: number): void {
   );
 }
 
+/** The one-time login link of a token on `host`:`port` (0.0.0.0 and :: are shown as 127.0.0.1, which a browser on this machine reaches). */
+export function terminalUrl(host: string, port: number, token: string): string {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}/session/${token}`;
+}
+
 /** `mds serve`: ingest from the configured source and serve HTTP (and /ws) until a signal. */
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const engine = await createEngine({ config, log, sources: [simulator] });
   const service = await startService(engine);
   log.info({ host: config.host, port: service.port, data: config.data, source: config.source, clock: config.clock }, 'mds serving');
+  // The web terminal: a one-time link for this start (a session of the pro plan's terminal key).
+  const login = await service.sessions.createLogin({ plan: 'pro' });
+  log.info({ url: terminalUrl(config.host, service.port, login.token), expires_at: new Date(login.expiresAt).toISOString() }, 'web terminal: open this one-time link (mds terminal-url makes another)');
   const source = engine.createSource(config.source);
   engine.runSource(source).catch((err) => log.error({ err }, 'source failed'));
 

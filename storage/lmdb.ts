@@ -89,6 +89,12 @@ export interface Storage {
   readonly accounts: Database<Account, string>;
   /** account id → its usage counters of the current month. */
   readonly usage: Database<UsageRecord, string>;
+  /**
+   * Web terminal sessions (engine/plans/sessions.ts): `login:<sha256 hex of a one-time
+   * token>` and `session:<sha256 hex of a cookie>` → the record; the secrets themselves
+   * are never stored, as for keys.
+   */
+  readonly sessions: Database<unknown, string>;
   /** Databases the pool, token, wallet and feed actors fill (issues 4 and later). */
   readonly trades: Database<unknown, Key[]>;
   /** `trades` with values as bytes (read in place by trade-codec.ts TradeBlock). */
@@ -153,6 +159,7 @@ export function openStorage(path: string): Storage {
     mints: db('mints'),
     accounts: structured('accounts'),
     usage: db('usage'),
+    sessions: db('sessions'),
     trades: structured('trades'),
     tradeBlocks: db<Buffer, Key[]>('trades', { encoding: 'binary' }),
     tradesByToken: db('trades_by_token'),

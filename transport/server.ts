@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import { unavailable } from '../engine/errors.ts';
-import { mountRoutes } from './http/index.ts';
+import { mountRoutes, mountTerminalLogin } from './http/index.ts';
 import type { BeforeHandle, Route, ServerDeps } from './http/index.ts';
 import { ROUTES } from './http/index.ts';
 import { App, httpHeaderBytesCap, us_listen_socket_close, us_socket_local_port } from './uws.ts';
@@ -32,7 +32,9 @@ export function createServer(deps: ServerDeps & ServerOptions): Server {
       'http.queryBytesMax is not below the uWS header cap: longer queries get a bare 431 from uWS, not a 400 envelope',
     );
   }
-  mountRoutes(app, deps.routes ?? ROUTES, { config, log, query, keys, metrics, cursorSecret }, deps.beforeHandle ?? []);
+  // Before the table's catch-all: GET /session/{token}, the web terminal's login.
+  if (deps.sessions) mountTerminalLogin(app, deps.sessions, log);
+  mountRoutes(app, deps.routes ?? ROUTES, { config, log, query, keys, metrics, cursorSecret, sessions: deps.sessions }, deps.beforeHandle ?? []);
   let listenSocket: us_listen_socket | null = null;
   let closed = false;
 

@@ -10,3 +10,6 @@ export type { Account, CreatedKey, KeyState, KeyStore } from './keys.ts';
 export { Limits, USAGE_FLUSH_MS, createLimits } from './limits.ts';
 export type { AccountUsage, HttpLimits, LimitsOptions, RequestDecision } from './limits.ts';
 export type { AccountLimits } from './account-limits.ts';
+/** Web terminal sessions: one-time login tokens and cookies bound to a key kept on the server. */
+export { createSessionStore, LOGIN_TTL_MS, SESSION_TTL_MS } from './sessions.ts';
+export type { SessionInfo, SessionStore } from './sessions.ts';

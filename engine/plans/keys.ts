@@ -52,6 +52,11 @@ export interface KeyStore {
   revoke(id: string): Promise<boolean>;
   /** The account of a presented key, or null for an unknown or revoked key. Expired keys still verify. */
   verify(key: string): Readonly<Account> | null;
+  /**
+   * The account of a key by its hash (`keyHash`), or null for an unknown or revoked key:
+   * what a web terminal session holds instead of the key (engine/plans/sessions.ts).
+   */
+  verifyHash(hash: string): Readonly<Account> | null;
 }
 
 /** The stored record: the account plus the key hash it is filed under. @internal */
@@ -68,6 +73,9 @@ const KEY_LENGTH = KEY_PREFIX.length + Math.ceil((KEY_RANDOM_BYTES * 4) / 3);
 const ID_HEX_CHARS = 12;
 
 const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** The sha256 hex a key is filed under: what may be kept of a key outside the key's holder. */
+export const keyHash = hashKey;
 
 const toAccount = (record: AccountRecord): Account => ({
   id: record.id,
@@ -158,6 +166,11 @@ export function createKeyStore(storage: Storage, clock: { now(): number }): KeyS
       // CLI, and two concurrent revokes of one key only rewrite revokedAt.
       await db.put(record.hash, { ...record, revokedAt: clock.now() });
       return true;
+    },
+
+    verifyHash(hash) {
+      const record = db.get(hash) as AccountRecord | undefined;
+      return record && record.hash === hash && record.revokedAt === null ? toAccount(record) : null;
     },
 
     verify(key) {

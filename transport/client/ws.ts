@@ -412,6 +412,31 @@ export class MdsSocket {
     })(this, 'pool_metrics'));
   }
 
+  /**
+   * A ranking feed and window (SERVICE.md 6.2): its `snapshot` right after subscribing
+   * (and again after each reconnect, which replaces the rows), then enter, exit and
+   * window events; a window seq that skips one means a batch was missed (reload it).
+   */
+  rankings(feed: string, window: string): Subscription<Record<string, unknown>> {
+    return this.add(new (class extends Subscription<Record<string, unknown>> {
+      override payload = () => ({ feed, window });
+      override routes = () => [`rankings:${feed}:${window}`];
+    })(this, 'rankings'));
+  }
+
+  /**
+   * Any other stream by name (markers, chart_lines, the signal streams), events routed
+   * by the stream's name, so one subscription of a stream per socket. An error frame for
+   * it (5010 not built, 4033 plan) ends it with an MdsError; a stream the server ignores
+   * (SERVICE.md 7.2) just sends nothing.
+   */
+  stream(name: string, payload: Record<string, unknown>): Subscription<Record<string, unknown>> {
+    return this.add(new (class extends Subscription<Record<string, unknown>> {
+      override payload = () => payload;
+      override routes = () => [name];
+    })(this, name));
+  }
+
   /** Token metadata changes (SERVICE.md 2.7). */
   tokenMetadata(): Subscription<Record<string, unknown>> {
     return this.add(new (class extends Subscription<Record<string, unknown>> {
@@ -569,6 +594,7 @@ export class MdsSocket {
       : frame.stream === 'token_trades' ? `token_trades:${data.token_address}`
       : frame.stream === 'candles' ? `candles:${data.subscription_id}`
       : frame.stream === 'pool_metrics' ? `pool_metrics:${data.pool_address}`
+      : frame.stream === 'rankings' ? `rankings:${data.feed}:${data.window}`
       : frame.stream;
     const subs = this.routes.get(key);
     if (subs) for (const sub of subs) sub.accept(data);

@@ -2,11 +2,12 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { z } from 'zod';
 import type { PlanName } from '../../engine/config.ts';
 import { EngineError, invalidApiKey, unauthenticated } from '../../engine/errors.ts';
-import type { Account, KeyStore } from '../../engine/plans/index.ts';
+import type { Account, KeyStore, SessionStore } from '../../engine/plans/index.ts';
 import { headerLines, RawBody, render, renderError, responseHead, writeResponse, type Outgoing } from '../envelope.ts';
 import { acceptedEncoding, compress, COMPRESS_MIN_BYTES, type Encoded, type Encoding } from './compression.ts';
 import { bearerToken, decodePathParams, parseQueryString, validate } from './request.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
+import { sessionAccount, sessionHeaders, type SessionHeaders } from './session-cookie.ts';
 import type { Admission, BeforeHandle, Route, RouteContext, ServerDeps } from './route.ts';
 
 /**
@@ -162,7 +163,12 @@ class Exchange {
   }
 }
 
-function authenticate(header: string, keys: KeyStore): Account {
+/**
+ * The caller's account: the Bearer key, or without an Authorization header the web
+ * terminal's session cookie (session-cookie.ts), when sessions are served.
+ */
+function authenticate(header: string, keys: KeyStore, session: SessionHeaders | null = null, sessions: SessionStore | undefined = undefined): Account {
+  if (header === '' && session !== null && sessions !== undefined) return sessionAccount(session, sessions);
   const key = bearerToken(header);
   if (key === null) throw unauthenticated();
   const account = keys.verify(key);
@@ -229,10 +235,10 @@ function rawParamsOf(req: HttpRequest, count: number): string[] {
  * Everything up to the handler, synchronously inside the uWS handler: `req` is read
  * here (path parameters only on a cache miss), never after this returns.
  */
-function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, rawQuery: string, authorization: string): void {
+function serve(exchange: Exchange, m: Mounted, req: HttpRequest, url: string, rawQuery: string, authorization: string, session: SessionHeaders | null): void {
   const { route, deps } = m;
   try {
-    const account = route.auth ? authenticate(authorization, deps.keys) : null;
+    const account = route.auth ? authenticate(authorization, deps.keys, session, deps.sessions) : null;
     const plan = admit(exchange, m.hooks, account, route);
     let cacheKey: string | null = null;
     if (m.cache !== null) {
@@ -320,9 +326,11 @@ export function mountRoutes(
         const url = req.getUrl();
         const rawQuery = req.getQuery() ?? '';
         const authorization = route.auth ? req.getHeader('authorization') : '';
+        // The session cookie only where no key is sent (a browser page of the terminal).
+        const session = route.auth && authorization === '' && deps.sessions !== undefined ? sessionHeaders(req) : null;
         const exchange = new Exchange(res, deps, route.pattern, url, m.okLabels, bodyless, acceptedEncoding(req.getHeader('accept-encoding')));
         try {
-          serve(exchange, m, req, url, rawQuery, authorization);
+          serve(exchange, m, req, url, rawQuery, authorization, session);
         } finally {
           exchange.leaveHandler();
         }
@@ -339,9 +347,10 @@ export function mountRoutes(
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
     const authorization = isApiPath(url) ? req.getHeader('authorization') : null;
+    const session = authorization === '' && deps.sessions !== undefined ? sessionHeaders(req) : null;
     const exchange = new Exchange(res, deps, UNMATCHED, url, unmatchedLabels, method === 'HEAD');
     try {
-      if (authorization !== null) admit(exchange, beforeHandle, authenticate(authorization, deps.keys), UNMATCHED_V1);
+      if (authorization !== null) admit(exchange, beforeHandle, authenticate(authorization, deps.keys, session, deps.sessions), UNMATCHED_V1);
       exchange.fail(new EngineError(4040, `route not found: ${method} ${shownUrl(url)}`));
     } catch (err) {
       exchange.fail(err);

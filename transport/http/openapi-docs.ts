@@ -316,6 +316,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/docs': { tag: 'system', summary: 'API reference page: this document rendered (Redoc, served locally)', raw: { contentType: 'text/html' } },
   '/docs/ws': { tag: 'system', summary: 'API reference page of the WebSocket: /asyncapi.json rendered', raw: { contentType: 'text/html' } },
   '/docs/redoc.standalone.js': { tag: 'system', summary: 'The Redoc bundle /docs loads', raw: { contentType: 'text/javascript' } },
+  '/': { tag: 'terminal', summary: 'Web terminal: search and the six ranking feeds, live', description: 'The page holds no key: its HTTP and /ws requests carry the HttpOnly, SameSite=Strict session cookie that a one-time link of `mds terminal-url` sets (GET /session/{token}, which redirects here); cookie-authorized requests from another origin are refused (401, and 403 on the /ws upgrade).', raw: { contentType: 'text/html' } },
+  '/t/:token_address': { tag: 'terminal', summary: 'Web terminal: a token (chart, trades, pool metrics, holders, top traders)', raw: { contentType: 'text/html' } },
+  '/w/:wallet_address': { tag: 'terminal', summary: 'Web terminal: a wallet (performance, positions, daily PnL)', raw: { contentType: 'text/html' } },
+  '/terminal/app.js': { tag: 'terminal', summary: 'The web terminal\'s script (built at npm run build; 503 until then)', raw: { contentType: 'text/javascript' } },
+  '/terminal/app.css': { tag: 'terminal', summary: 'The web terminal\'s style sheet', raw: { contentType: 'text/css' } },
   '/v1/market/sol-price': { tag: 'charts', summary: 'Latest SOL price in USD', description: '404/4040 before the first wSOL quote_price.', data: ref('SolPrice'), notFound: '4040 NOT_FOUND: no wSOL quote_price yet.' },
   '/v1/tokens/search': {
     tag: 'research',

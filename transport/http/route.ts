@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PLAN_NAMES, type Config, type PlanName } from '../../engine/config.ts';
 import { EngineError } from '../../engine/errors.ts';
-import type { Account, KeyStore } from '../../engine/plans/index.ts';
+import type { Account, KeyStore, SessionStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { Query } from '../../engine/query/index.ts';
@@ -18,6 +18,11 @@ export interface ServerDeps {
    * directory, so cursors survive a restart; without one, a random key per process.
    */
   cursorSecret?: Buffer;
+  /**
+   * Web terminal sessions: with them, a request without an Authorization header is
+   * authorized by its session cookie, from this origin only (session-cookie.ts).
+   */
+  sessions?: SessionStore;
 }
 
 export interface RouteContext<P, Q> {

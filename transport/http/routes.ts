@@ -27,6 +27,7 @@ import { bondingCurveRoute, deployedTokensQuery, deployedTokensRoute, holdersQue
 import { asyncApiRoute, openApiRoute } from './openapi.ts';
 import type { RawBody } from '../envelope.ts';
 import { docsRoute, docsWsRoute, redocBundleRoute } from './docs.ts';
+import { terminalPage, terminalScript, terminalStyle } from './terminal.ts';
 import { defineRoute, type Route } from './route.ts';
 
 /**
@@ -52,6 +53,12 @@ export const ROUTES = [
   defineRoute({ pattern: '/docs', auth: false, handler: docsRoute }),
   defineRoute({ pattern: '/docs/ws', auth: false, handler: docsWsRoute }),
   defineRoute({ pattern: '/docs/redoc.standalone.js', auth: false, handler: redocBundleRoute }),
+  // The web terminal (terminal.ts): one page shell, its bundle; the login is mounted beside the table.
+  defineRoute({ pattern: '/', auth: false, handler: terminalPage }),
+  defineRoute({ pattern: '/t/:token_address', auth: false, params: z.object({ token_address: address }), handler: terminalPage }),
+  defineRoute({ pattern: '/w/:wallet_address', auth: false, params: z.object({ wallet_address: address }), handler: terminalPage }),
+  defineRoute({ pattern: '/terminal/app.js', auth: false, handler: terminalScript }),
+  defineRoute({ pattern: '/terminal/app.css', auth: false, handler: terminalStyle }),
   defineRoute({ pattern: '/v1/market/sol-price', auth: true, handler: solPrice }),
   defineRoute({ pattern: '/v1/pools', auth: true, query: poolListQuery, handler: poolListRoute }),
   // Static paths before their `:param` siblings: /v1/pools/metrics is not a pool address.

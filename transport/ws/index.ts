@@ -1,11 +1,13 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
-import type { KeyStore } from '../../engine/plans/index.ts';
+import type { Account, KeyStore, SessionStore } from '../../engine/plans/index.ts';
+import { sameOrigin, sessionCookieOf, sessionHeaders } from '../http/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import type { TopicSink } from '../../engine/topics/index.ts';
 import { DISABLED } from '../uws.ts';
+import { WS_SESSION_CHECK_MS } from '../../engine/bounds.ts';
 import { Hub, type HubConnection } from './hub.ts';
 import { CLOSE } from './protocol.ts';
 import { Connection, type CandleResumeSource, type CandleWatch, type ChartLinesSource, type MarkerSnapshots, type RankingSnapshots, type SessionContext, type UserData } from './session.ts';
@@ -33,6 +35,8 @@ export interface WebSocketDeps {
   chartLines?: ChartLinesSource;
   /** The engine's markers stream (`engine.markers`): the recent marks a markers subscriber gets first. */
   markers?: MarkerSnapshots;
+  /** Web terminal sessions: an upgrade without a key may be authorized by the session cookie, from this origin only. */
+  sessions?: SessionStore;
 }
 
 export interface WebSocketEndpoint {
@@ -104,8 +108,22 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     // Synchronous: headers are read and the upgrade done before the handler returns,
     // so no onAborted is needed and `req` is never touched later.
     upgrade: (res, req, context) => {
+      const authorization = req.getHeader('authorization');
+      // The web terminal's session cookie (transport/http/session-cookie.ts), only without
+      // a key: from another origin the upgrade is refused outright (403, no socket).
+      let session: Account | null | undefined;
+      const headers = authorization === '' && deps.sessions !== undefined ? sessionHeaders(req) : null;
+      const cookie = headers === null ? null : sessionCookieOf(headers.cookie);
+      if (headers !== null && cookie !== null) {
+        if (!sameOrigin(headers)) {
+          res.cork(() => res.writeStatus('403 Forbidden').writeHeader('content-type', 'text/plain').end('session cookie refused: the request comes from another origin'));
+          return;
+        }
+        // null: an unknown, expired or revoked session, closed with 4401 once open.
+        session = deps.sessions!.verify(cookie);
+      }
       res.upgrade<UserData>(
-        { authorization: req.getHeader('authorization'), connection: null },
+        { authorization, session, ...(cookie === null ? {} : { sessionCookie: cookie }), connection: null },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -117,7 +135,8 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
       const userData = ws.getUserData();
       const connection = new Connection(ws, ctx);
       userData.connection = connection;
-      guard(connection, () => connection.open(userData.authorization));
+      connection.sessionCookie = userData.sessionCookie ?? null;
+      guard(connection, () => connection.open(userData.authorization, userData.session));
     },
 
     message: (ws, message, isBinary) => {
@@ -157,9 +176,18 @@ export function mountWebSocket(app: TemplatedApp, deps: WebSocketDeps): WebSocke
     }
   }
 
+  // A revoked or expired terminal session ends its open streams too (4401, as a revoked key).
+  const sessionCheck = deps.sessions === undefined ? null : setInterval(() => {
+    for (const c of connections) {
+      if (c.sessionCookie !== null && c.state === 'authenticated' && deps.sessions!.verify(c.sessionCookie) === null) c.close(CLOSE.invalidKey, 'session expired or revoked');
+    }
+  }, WS_SESSION_CHECK_MS);
+  sessionCheck?.unref();
+
   return {
     sink: hub,
     close() {
+      if (sessionCheck) clearInterval(sessionCheck);
       stopPlanChanges();
       for (const connection of [...connections]) connection.close(CLOSE.goingAway, 'server shutting down');
       hub.close();

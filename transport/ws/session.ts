@@ -5,7 +5,7 @@ import { initialConnection, stateOf, step, type ConnectionEvent, type Connection
 import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
 import { notBuilt } from '../../engine/errors.ts';
-import type { KeyStore } from '../../engine/plans/index.ts';
+import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
 import { bearerToken } from '../http/index.ts';
@@ -51,6 +51,13 @@ export interface MarkerSnapshots {
 /** What uWS keeps per socket: the header read at the upgrade, then the connection. */
 export interface UserData {
   authorization: string;
+  /**
+   * A web terminal session's account, verified at the upgrade; null: the session cookie
+   * named no live session; undefined: no session cookie.
+   */
+  session?: Account | null;
+  /** The session cookie the upgrade carried (checked again while the connection lives). */
+  sessionCookie?: string;
   connection: Connection | null;
 }
 
@@ -88,6 +95,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export class Connection implements HubConnection {
   ws: WebSocket<UserData> | null;
   account: AccountEntry | null = null;
+  /** A web terminal session's cookie, when the upgrade was authorized by one. */
+  sessionCookie: string | null = null;
   checkedTurn = -1;
   dropped = false;
   outbox: Outbox | null = null;
@@ -115,10 +124,17 @@ export class Connection implements HubConnection {
     return stateOf(this.lifecycle);
   }
 
-  /** uWS `open`: authenticates from the upgrade's Authorization header, or waits for an auth frame. */
-  open(authorization: string): void {
+  /**
+   * uWS `open`: authenticates from the upgrade's Authorization header or session cookie,
+   * or waits for an auth frame.
+   */
+  open(authorization: string, session?: Account | null): void {
     this.ctx.connections.add(this);
     this.ctx.metrics.wsConnections.inc();
+    if (session !== undefined) {
+      if (session === null) return this.close(CLOSE.invalidKey, 'session expired or revoked');
+      return this.admit(session, false);
+    }
     if (authorization !== '') {
       const key = bearerToken(authorization);
       if (key === null) return this.close(CLOSE.invalidKey, 'invalid key');
@@ -213,9 +229,14 @@ export class Connection implements HubConnection {
   }
 
   private authenticate(key: unknown, byFrame: boolean): void {
-    const { keys, limits, hub } = this.ctx;
-    const account = typeof key === 'string' ? keys.verify(key) : null;
+    const account = typeof key === 'string' ? this.ctx.keys.verify(key) : null;
     if (!account) return this.close(CLOSE.invalidKey, 'invalid key');
+    this.admit(account, byFrame);
+  }
+
+  /** An account known (by key or session): plan, allowance and connection limit, then in. */
+  private admit(account: Account, byFrame: boolean): void {
+    const { limits, hub } = this.ctx;
     if (limits.planOf(account).plan === 'free') return this.close(CLOSE.planRequired, 'streams need a paid plan');
     if (!limits.countMessages(account, 0)) return this.close(CLOSE.limit, 'monthly message allowance used');
     if (!limits.openConnection(account)) return this.close(CLOSE.limit, 'connection limit of the plan reached');
