@@ -241,13 +241,17 @@ describe.skipIf(missing !== null)('web terminal in Chromium', () => {
     for (const body of received) expect(body.includes(terminalKeys[0]!), body.slice(0, 120)).toBe(false);
   });
 
-  it('the markers and chart lines overlays stay off while the server does not build them, and the page works', async () => {
+  it('the markers and chart lines overlays are on for a Pro session: the chart lines on subscribe, a callout drawn as a marker', async () => {
     const top = (globalThis as any).token;
     await page.goto(`${base}/t/${top.token_address}`);
     await page.locator('#chart[data-loaded]').waitFor();
-    await page.waitForFunction(() => !JSON.stringify((window.mdsTerminal!.chart as any).overlays()).includes('waiting'));
-    const state = await page.evaluate(() => (window.mdsTerminal!.chart as any).overlays());
-    expect(state).toEqual({ markers: 'off 5010', chart_lines: 'off 5010' });
+    // A post naming the token is a callout: a mark on its markers stream (INGEST.md social_post).
+    const at = Number(lastEvent.at ?? Date.now());
+    expect((await engine.ingest({ type: 'social_post', post_id: `e2e-${at}`, platform: 'x', author: 'e2e', text: `calling ${top.token_address}`, token_addresses: [top.token_address], at })).status).toBe('applied');
+    await page.waitForFunction(() => {
+      const s = (window.mdsTerminal!.chart as any).overlays();
+      return s.markers === 'on' && s.chart_lines === 'on';
+    });
     // Nothing on any page threw or logged an error (a failed load, a CSP refusal).
     expect(pageErrors).toEqual([]);
   });

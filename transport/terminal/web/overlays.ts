@@ -5,11 +5,9 @@ import type { Terminal } from './app.ts';
 /**
  * Markers and chart lines on the token chart (SERVICE.md 4.4, 6, 6.1, 2.10): the
  * `markers` and `chart_lines` streams, subscribed when the chart opens and drawn as soon
- * as they answer. Until the server builds them (issue 23) it answers with an error
- * frame (5010 NOT_IMPLEMENTED; 4033 on a plan below Pro), which ends the subscription:
- * the overlay stays off and the rest of the page is untouched (`state()` says why).
- * Nothing else on the page depends on this file: the lead wires nothing more when the
- * streams land, only checks the shapes below against what they send.
+ * as they answer. On a plan below Pro the server answers with an error frame (4033
+ * PLAN_REQUIRED), which ends the subscription: the overlay stays off and the rest of the
+ * page is untouched (`state()` says why). Nothing else on the page depends on this file.
  */
 
 /** What the overlays are doing: waiting for a first event, on, or off with the error code. */
@@ -84,7 +82,7 @@ export function mountOverlays(t: Terminal, series: ISeriesApi<'Candlestick'>, wh
       else if (e.event === 'remove') marks.delete(e.marker_id);
       else if (e.event === 'labeled_trade' && e.pool_address === where.pool) {
         const labels = Array.isArray(e.labels) ? e.labels.map((l: { label?: string }) => l.label).filter(Boolean).join(',') : '';
-        marks.set(e.trade_id, { id: e.trade_id, at: e.at, text: labels, kind: e.type === 'sell' ? 'sell' : 'buy' });
+        marks.set(e.marker_id, { id: e.marker_id, at: e.at, text: labels, kind: e.type === 'sell' ? 'sell' : 'buy' });
       } else return;
       drawMarks();
     },
