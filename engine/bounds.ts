@@ -100,6 +100,12 @@ export const TRADE_BLOCK_TRADES_MAX = 512;
 /** Pools pruned per event-loop turn, so a retention pass never stalls ingest or HTTP. */
 export const POOLS_PER_TURN = 200;
 /**
+ * Values of the compressed databases (ingest log, snapshots) at or above this many bytes
+ * are stored LZ4-compressed (storage/lmdb.ts). Smaller ones gain little and fit a leaf
+ * page as they are; a value over ~2 KB goes to overflow pages, which compression avoids.
+ */
+export const COMPRESSION_THRESHOLD_BYTES = 512;
+/**
  * Trades indexed per transaction, about (whole journal entries are taken). The size
  * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with
  * five-minute buckets); a smaller step holds LMDB's write lock, which the engine's own
