@@ -117,6 +117,18 @@ export class Applier {
     return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
+  /** Waiting for a seq to be applied, in the order asked (seqs of one caller come in order). */
+  private seqWaiters: Array<{ seq: number; resolve: () => void }> = [];
+
+  /**
+   * Resolves once the event of `seq` is applied (an embedded `ingest`): with a steady
+   * stream of batches the queue may never be empty, but every seq handed over is reached.
+   */
+  whenApplied(seq: number): Promise<void> {
+    if (this.appliedSeq >= seq) return Promise.resolve();
+    return new Promise((resolve) => this.seqWaiters.push({ seq, resolve }));
+  }
+
   private readonly resume = () => {
     this.resumeQueued = false;
     this.applyPending();
@@ -158,6 +170,7 @@ export class Applier {
       // The slice's frames go out now, not after the live flush's slice below.
       sink.flush?.();
       for (const batch of applied) this.handOn(batch);
+      if (this.seqWaiters.length) this.wakeApplied();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();
       if (this.pending.length) {
@@ -170,6 +183,14 @@ export class Applier {
         for (const resolve of waiters) resolve();
       }
     }
+  }
+
+  private wakeApplied(): void {
+    const left = this.seqWaiters.filter((w) => w.seq > this.appliedSeq);
+    if (left.length === this.seqWaiters.length) return;
+    const done = this.seqWaiters.filter((w) => w.seq <= this.appliedSeq);
+    this.seqWaiters = left;
+    for (const w of done) w.resolve();
   }
 
   /** A batch fully applied: its events to embedders, in seq order. */

@@ -43,8 +43,12 @@ interface OpenBatch {
 /** The actors' side of the gate (engine/apply.ts Applier): batches it was handed and has not applied yet. */
 export interface AppliedSide {
   readonly backlog: number;
+  /** The seq of the last event applied. */
+  readonly appliedSeq: number;
   /** Resolves once every batch handed over is applied. */
   settled(): Promise<void>;
+  /** Resolves once the event of `seq` is applied. */
+  whenApplied(seq: number): Promise<void>;
 }
 
 export interface GateOptions {
@@ -210,7 +214,7 @@ export class IngestGate implements IngestSink {
     return durable.then(() => {
       this.throwIfFailed();
       const applied = this.applied;
-      return applied && applied.backlog > 0 ? applied.settled().then(() => result) : result;
+      return applied && result.status === 'applied' && applied.appliedSeq < result.seq ? applied.whenApplied(result.seq).then(() => result) : result;
     });
   }
 
