@@ -166,7 +166,10 @@ export class Applier {
       }
     } finally {
       for (const host of hosts) host.batch(0);
-      evictOverBound(hosts);
+      // At a batch's end, as when batches were applied whole (the bound tests count
+      // there): evicting at every slice may passivate actors the rest of their batch
+      // brings back again.
+      if (applied.length) evictOverBound(hosts);
       // The slice's frames go out now, not after the live flush's slice below.
       sink.flush?.();
       for (const batch of applied) this.handOn(batch);
