@@ -22,14 +22,18 @@ import { fmt, percentile } from './harness.ts';
  * one WebSocket client holds pool_trades and every candle interval of the 20 busiest
  * pools. Same machine, unpinned: the clients share the cores with mds.
  *
- * `node --import tsx bench/backlog.ts [--swaps 200000] [--pools 5000]`
+ * `node --import tsx bench/backlog.ts [--swaps 200000] [--pools 5000] [--rounds 1] [--slice-ab]`
  */
 
 const MDS = fileURLToPath(new URL('../bin/mds.js', import.meta.url));
 const HOST = '127.0.0.1';
 const LIFTED = { plans: { scale: { rps: 1_000_000_000, in_flight: 1_000_000, monthly_requests: 1_000_000_000_000 } } };
 
-export async function measureBacklog(swaps: number, pools: number, log: (line: string) => void) {
+/**
+ * `applySliceMs`: the engine's `ingest.applySliceMs` (0: each committed batch applied
+ * whole in its turn, as before issue 25's slices; undefined: the default).
+ */
+export async function measureBacklog(swaps: number, pools: number, log: (line: string) => void, applySliceMs?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'mds-bench-backlog-'));
   try {
     const file = join(dir, 'market.ndjson');
@@ -40,7 +44,7 @@ export async function measureBacklog(swaps: number, pools: number, log: (line: s
     if (created.status !== 0) throw new Error(`mds keys create: ${created.stderr}`);
     const key = created.stdout.trim();
     const configFile = join(dir, 'config.json');
-    writeFileSync(configFile, JSON.stringify(LIFTED));
+    writeFileSync(configFile, JSON.stringify(applySliceMs === undefined ? LIFTED : { ...LIFTED, ingest: { applySliceMs } }));
     const child = spawn(process.execPath, [...NODE_FLAGS, MDS, 'serve', '--data', data, '--port', '0', '--host', HOST, '--clock', 'event', '--source', `ndjson:${file}`, '--log-level', 'info', '--config', configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -113,14 +117,15 @@ export async function measureBacklog(swaps: number, pools: number, log: (line: s
       maxMs: sorted[sorted.length - 1]!,
       statuses: Object.fromEntries(statuses),
       frames,
+      framesPerS: frames / ingestSeconds,
       longestGapMs: longestGap,
       problems,
     };
     log(
-      `backlog of ${fmt(market.events)} events ingested in ${ingestSeconds.toFixed(1)} s (${fmt(result.eventsPerS)} events/s, as served: first request to source done); ` +
+      `applySliceMs ${applySliceMs ?? 'default'}: backlog of ${fmt(market.events)} events ingested in ${ingestSeconds.toFixed(1)} s (${fmt(result.eventsPerS)} events/s, as served: first request to source done); ` +
         `GET /v1/pools/{pool} one at a time: ${fmt(result.requests)} answers (${result.requestsPerS.toFixed(1)}/s, statuses ${JSON.stringify(result.statuses)}), ` +
         `p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms; ` +
-        `WebSocket: ${fmt(frames)} frames, longest silence ${longestGap.toFixed(0)} ms, ${problems} errors or closes`,
+        `WebSocket: ${fmt(frames)} frames (${fmt(result.framesPerS)}/s), longest silence ${longestGap.toFixed(0)} ms, ${problems} errors or closes`,
     );
     return result;
   } finally {
@@ -129,6 +134,22 @@ export async function measureBacklog(swaps: number, pools: number, log: (line: s
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { swaps: { type: 'string', default: '200000' }, pools: { type: 'string', default: '5000' } } });
-  await measureBacklog(Number(values.swaps), Number(values.pools), console.log);
+  const { values } = parseArgs({
+    options: { swaps: { type: 'string', default: '200000' }, pools: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '1' }, 'slice-ab': { type: 'boolean', default: false } },
+  });
+  // --slice-ab: each round runs applySliceMs 0 (whole batches, as before) then the default, on the same file.
+  const modes = values['slice-ab'] ? [0, undefined] : [undefined];
+  const runs: Array<{ mode: number | undefined; r: Awaited<ReturnType<typeof measureBacklog>> }> = [];
+  for (let round = 0; round < Number(values.rounds); round++) {
+    for (const mode of modes) runs.push({ mode, r: await measureBacklog(Number(values.swaps), Number(values.pools), console.log, mode) });
+  }
+  if (values['slice-ab']) {
+    const med = (xs: number[]) => Float64Array.from(xs).sort()[Math.floor(xs.length / 2)]!;
+    const pick = (mode: number | undefined, f: (r: Awaited<ReturnType<typeof measureBacklog>>) => number) => med(runs.filter((x) => x.mode === mode).map((x) => f(x.r)));
+    console.log(
+      `sliced / whole batches (medians): events/s ${(pick(undefined, (r) => r.eventsPerS) / pick(0, (r) => r.eventsPerS)).toFixed(3)}x; ` +
+        `p50 ${pick(undefined, (r) => r.p50Ms).toFixed(1)} against ${pick(0, (r) => r.p50Ms).toFixed(1)} ms, p99 ${pick(undefined, (r) => r.p99Ms).toFixed(1)} against ${pick(0, (r) => r.p99Ms).toFixed(1)} ms; ` +
+        `WebSocket ${fmt(pick(undefined, (r) => r.framesPerS))} against ${fmt(pick(0, (r) => r.framesPerS))} frames/s, longest silence ${pick(undefined, (r) => r.longestGapMs).toFixed(0)} against ${pick(0, (r) => r.longestGapMs).toFixed(0)} ms`,
+    );
+  }
 }

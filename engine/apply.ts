@@ -32,6 +32,8 @@ export interface ApplierOptions {
   sink: () => TopicSink;
   /** Read models that follow every applied event, start-up replay included (the token search and pool list). */
   follow: (event: IngestEvent) => void;
+  /** Longest the apply of batches holds the event loop at once, in ms (config `ingest.applySliceMs`); Infinity or absent: a whole batch in its turn. */
+  applySliceMs?: number;
 }
 
 /**
@@ -82,37 +84,126 @@ export class Applier {
     return replayed;
   }
 
+  /** Committed batches not applied yet, in seq order: the first may be under way. */
+  private readonly pending: CommittedBatch[] = [];
+  /** A turn to go on applying is queued (setImmediate). */
+  private resumeQueued = false;
+  /** Called once nothing is pending (settled()). */
+  private settledWaiters: Array<() => void> = [];
+  /** Slices run so far (a turn that applied events and then let other work run). */
+  slices = 0;
+
   /**
-   * Applies one committed batch. Events are applied one at a time as they are parsed
-   * (CommittedBatch.each); the batch's events are kept (parsed once) only for embedders.
+   * Applies one committed batch, in this turn when nothing is pending and it takes less
+   * than `applySliceMs`; otherwise what is left is applied in later turns, about that
+   * long each, with the event loop free between them (HTTP, WebSocket writes, commits),
+   * and batches that come meanwhile wait their turn in seq order. Events are applied one
+   * at a time as they are parsed (CommittedBatch.each); the batch's events are kept
+   * (parsed once) only for embedders.
    */
   applyBatch(batch: CommittedBatch): void {
+    this.pending.push(batch);
+    if (this.pending.length === 1 && !this.resumeQueued) this.applyPending();
+  }
+
+  /** Batches committed and not applied yet (the gate holds sources back past a few). */
+  get backlog(): number {
+    return this.pending.length;
+  }
+
+  /** Resolves once every batch handed over so far is applied (at once when none is pending). */
+  settled(): Promise<void> {
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /** Waiting for a seq to be applied, in the order asked (seqs of one caller come in order). */
+  private seqWaiters: Array<{ seq: number; resolve: () => void }> = [];
+
+  /**
+   * Resolves once the event of `seq` is applied (an embedded `ingest`): with a steady
+   * stream of batches the queue may never be empty, but every seq handed over is reached.
+   */
+  whenApplied(seq: number): Promise<void> {
+    if (this.appliedSeq >= seq) return Promise.resolve();
+    return new Promise((resolve) => this.seqWaiters.push({ seq, resolve }));
+  }
+
+  private readonly resume = () => {
+    this.resumeQueued = false;
+    this.applyPending();
+  };
+
+  /** Applies pending batches for one slice; queues the next turn if some are left. */
+  private applyPending(): void {
     const { hosts, ticker } = this.options;
-    const listening = this.listeners.length > 0;
-    const events = listening || this.stamped.observed ? batch.events : null;
-    const firstSeq = batch.firstSeq;
+    const sliceMs = this.options.applySliceMs ?? Infinity;
     const now = performance.now();
+    const deadline = sliceMs === Infinity ? Infinity : now + sliceMs;
     for (const host of hosts) host.batch(now);
     const sink = this.options.sink();
+    let finished = true;
+    const applied: CommittedBatch[] = [];
     try {
-      batch.each((event, i) => {
-        this.apply(firstSeq + i, event);
-        // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
-        // go out as it goes, not all at its end.
-        if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
-      });
+      while (this.pending.length) {
+        const batch = this.pending[0]!;
+        const firstSeq = batch.firstSeq;
+        // Parsed once, before the actors see them, for embedders (handOn) that listen.
+        if (this.listeners.length > 0 || this.stamped.observed) void batch.events;
+        finished = batch.eachUntil((event, i) => {
+          this.apply(firstSeq + i, event);
+          // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
+          // go out as it goes, not all at its end.
+          if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
+        }, deadline);
+        if (!finished) break;
+        this.pending.shift();
+        applied.push(batch);
+        if (this.pending.length && performance.now() >= deadline) {
+          finished = false;
+          break;
+        }
+      }
     } finally {
       for (const host of hosts) host.batch(0);
+      // At a batch's end, as when batches were applied whole (the bound tests count
+      // there): evicting at every slice may passivate actors the rest of their batch
+      // brings back again.
+      if (applied.length) evictOverBound(hosts);
+      // The slice's frames go out now, not after the live flush's slice below.
+      sink.flush?.();
+      for (const batch of applied) this.handOn(batch);
+      if (this.seqWaiters.length) this.wakeApplied();
+      // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
+      ticker.advance();
+      if (this.pending.length) {
+        if (!finished) this.slices++;
+        this.resumeQueued = true;
+        setImmediate(this.resume);
+      } else if (this.settledWaiters.length) {
+        const waiters = this.settledWaiters;
+        this.settledWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
     }
-    evictOverBound(hosts);
-    // The batch's frames go out now, not after the live flush's slice below.
-    sink.flush?.();
-    if (events) {
-      if (listening) this.notify(events);
-      if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
-    }
-    // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
-    ticker.advance();
+  }
+
+  private wakeApplied(): void {
+    const left = this.seqWaiters.filter((w) => w.seq > this.appliedSeq);
+    if (left.length === this.seqWaiters.length) return;
+    const done = this.seqWaiters.filter((w) => w.seq <= this.appliedSeq);
+    this.seqWaiters = left;
+    for (const w of done) w.resolve();
+  }
+
+  /** A batch fully applied: its events to embedders, in seq order. */
+  private handOn(batch: CommittedBatch): void {
+    const listening = this.listeners.length > 0;
+    if (!listening && !this.stamped.observed) return;
+    const events = batch.events;
+    const firstSeq = batch.firstSeq;
+    if (listening) this.notify(events);
+    if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
   }
 
   private apply(seq: number, event: IngestEvent): void {

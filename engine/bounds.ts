@@ -15,6 +15,14 @@ export const INGEST_BATCHES_IN_FLIGHT_MAX = 8;
 export const INGEST_LINE_BYTES_MAX = 1_048_576;
 /** Uncommitted log bytes below which any number of batches may wait for their commit, so a live pipe's one-line batches never wait for the fsync (engine/ingest/gate.ts writable). */
 export const IN_FLIGHT_BYTES_FREE = 1_048_576;
+/**
+ * Committed batches the actors may have still to apply (they apply in slices of
+ * `ingest.applySliceMs`) before sources are paused: a file replayed faster than the
+ * actors apply would otherwise queue its parsed batches without bound.
+ */
+export const APPLY_BACKLOG_MAX = 2;
+/** Default longest the actors apply batches at once, in ms (config `ingest.applySliceMs`): reads and WebSocket writes run between slices during a backlog. */
+export const APPLY_SLICE_MS = 5;
 /** Bytes of a rejected line kept for its dead letter. */
 export const REJECTED_HEAD_BYTES = 4_096;
 /** Dead letters keep at most this much of a rejected event, in bytes (a 10 MB line is cut). */
@@ -99,6 +107,12 @@ export const HOLDER_SCAN_MAX = 10_000;
 export const TRADE_BLOCK_TRADES_MAX = 512;
 /** Pools pruned per event-loop turn, so a retention pass never stalls ingest or HTTP. */
 export const POOLS_PER_TURN = 200;
+/**
+ * Values of the compressed databases (ingest log, snapshots) at or above this many bytes
+ * are stored LZ4-compressed (storage/lmdb.ts). Smaller ones gain little and fit a leaf
+ * page as they are; a value over ~2 KB goes to overflow pages, which compression avoids.
+ */
+export const COMPRESSION_THRESHOLD_BYTES = 512;
 /**
  * Trades indexed per transaction, about (whole journal entries are taken). The size
  * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with

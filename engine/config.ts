@@ -4,6 +4,7 @@ import {
   INGEST_BATCH_MAX,
   ACTORS_RESIDENT_MAX,
   INGEST_LINE_BYTES_MAX,
+  APPLY_SLICE_MS,
   SOLANA_WS_BACKFILL_MAX_PAGES,
   WS_BACKPRESSURE_BYTES,
   WS_BACKPRESSURE_HARD_BYTES,
@@ -77,9 +78,14 @@ export const configSchema = z
         batchMax: z.number().int().min(1).max(100_000).default(INGEST_BATCH_MAX).describe('events per ingest-log transaction; a parsed chunk of input (up to 1 MiB) is never split, so one chunk may pass it'),
         batchesInFlightMax: z.number().int().min(1).max(64).default(INGEST_BATCHES_IN_FLIGHT_MAX).describe('uncommitted batches before sources are paused, once they hold 1 MiB of log or more (small batches of a live pipe do not wait for the disk)'),
         lineBytesMax: z.number().int().min(1024).default(INGEST_LINE_BYTES_MAX).describe('longest NDJSON line accepted; longer lines go to dead letters'),
+        applySliceMs: z
+          .number()
+          .min(0)
+          .default(APPLY_SLICE_MS)
+          .describe('longest the actors apply committed batches at once; the rest waits for later turns, with reads and WebSocket writes between them (0: each batch whole in its turn)'),
       })
       .strict()
-      .default({ batchMax: INGEST_BATCH_MAX, batchesInFlightMax: INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: INGEST_LINE_BYTES_MAX }),
+      .default({ batchMax: INGEST_BATCH_MAX, batchesInFlightMax: INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: INGEST_LINE_BYTES_MAX, applySliceMs: APPLY_SLICE_MS }),
     actors: z
       .object({
         idleMs: z.number().int().min(10).default(60_000).describe('an actor unused this long is passivated'),

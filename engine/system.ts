@@ -30,6 +30,7 @@ import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type 
 import type { WalletState } from '../actors/wallet/index.ts';
 
 import { Applier, type StampedEvent } from './apply.ts';
+import { sliceOf } from './slices.ts';
 export type { StampedEvent } from './apply.ts';
 
 export interface EngineOptions {
@@ -262,7 +263,8 @@ export class Engine {
         this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
       }
     };
-    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow });
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs) });
+    this.gate.follow(this.applier);
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));

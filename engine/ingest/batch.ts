@@ -52,6 +52,16 @@ export class CommittedBatch {
     return this.known.length;
   }
 
+  /** Events handed out so far by `eachUntil` (the next one's index). */
+  private next = 0;
+  /** Byte offset of that event's line. */
+  private nextByte = 0;
+
+  /** Whether `eachUntil` has handed out every event. */
+  get done(): boolean {
+    return this.next >= this.known.length;
+  }
+
   /**
    * Calls `fn` with each event in seq order. Events not kept are built (from columns)
    * or parsed as they come and kept nowhere: an event applied this way is garbage
@@ -60,23 +70,49 @@ export class CommittedBatch {
    * engine's scavenges copied). Uses `events` once something has parsed them.
    */
   each(fn: (event: IngestEvent, i: number) => void): void {
+    this.walk(fn, 0, 0, Infinity, false);
+  }
+
+  /**
+   * As `each`, from where the previous call stopped, until the end (true) or, checked
+   * every 16 events, `deadline` (performance.now()) has passed (false: call again for
+   * the rest). An event that throws out of `fn` is not handed out again.
+   */
+  eachUntil(fn: (event: IngestEvent, i: number) => void, deadline: number): boolean {
+    return this.walk(fn, this.next, this.nextByte, deadline, true);
+  }
+
+  private walk(fn: (event: IngestEvent, i: number) => void, from: number, fromByte: number, deadline: number, resumable: boolean): boolean {
     const known = this.known;
+    const count = known.length;
     const events = this.parsed ?? (known.every(isKnown) ? (known as IngestEvent[]) : null);
-    if (events) {
-      for (let i = 0; i < events.length; i++) fn(events[i]!, i);
-      return;
-    }
     const { bytes, columns, rows } = this;
-    let start = 0;
-    for (let i = 0; i < known.length; i++) {
-      const nl = bytes.indexOf(NEWLINE, start);
-      const end = nl === -1 ? bytes.length : nl;
-      const event = known[i];
-      const chunk = columns === null ? null : columns[i]!;
-      if (event !== undefined) fn(event, i);
-      else if (chunk !== null) fn(swapFromColumns(chunk.bytes as Buffer, chunk.swaps!, rows![i]!), i);
-      else fn(JSON.parse(bytes.toString('utf8', start, end)) as IngestEvent, i);
-      start = end + 1;
+    let i = from;
+    let start = fromByte;
+    try {
+      while (i < count) {
+        const index = i;
+        i++;
+        if (events) fn(events[index]!, index);
+        else {
+          const nl = bytes.indexOf(NEWLINE, start);
+          const end = nl === -1 ? bytes.length : nl;
+          const lineStart = start;
+          start = end + 1;
+          const event = known[index];
+          const chunk = columns === null ? null : columns[index]!;
+          if (event !== undefined) fn(event, index);
+          else if (chunk !== null) fn(swapFromColumns(chunk.bytes as Buffer, chunk.swaps!, rows![index]!), index);
+          else fn(JSON.parse(bytes.toString('utf8', lineStart, end)) as IngestEvent, index);
+        }
+        if ((i & 15) === 0 && deadline !== Infinity && i < count && performance.now() >= deadline) return false;
+      }
+      return true;
+    } finally {
+      if (resumable) {
+        this.next = i;
+        this.nextByte = start;
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { DEAD_LETTER_RAW_MAX, IN_FLIGHT_BYTES_FREE } from '../bounds.ts';
+import { APPLY_BACKLOG_MAX, DEAD_LETTER_RAW_MAX, IN_FLIGHT_BYTES_FREE } from '../bounds.ts';
 import { KNOWN_MINTS } from '../model/index.ts';
 import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
@@ -38,6 +38,17 @@ interface OpenBatch {
   durable: Promise<void>;
   resolveDurable: () => void;
   rejectDurable: (err: Error) => void;
+}
+
+/** The actors' side of the gate (engine/apply.ts Applier): batches it was handed and has not applied yet. */
+export interface AppliedSide {
+  readonly backlog: number;
+  /** The seq of the last event applied. */
+  readonly appliedSeq: number;
+  /** Resolves once every batch handed over is applied. */
+  settled(): Promise<void>;
+  /** Resolves once the event of `seq` is applied. */
+  whenApplied(seq: number): Promise<void>;
 }
 
 export interface GateOptions {
@@ -81,6 +92,8 @@ export class IngestGate implements IngestSink {
   private lastDurable: Promise<unknown> = Promise.resolve();
   private writableWaiters: Array<() => void> = [];
   private readonly unknownTypesLogged = new Set<string>();
+  /** Where committed batches are applied, once the engine has said (follow). */
+  private applied: AppliedSide | null = null;
   /** A failed ingest-log write: nothing after it is acknowledged. */
   private failure: Error | null = null;
   /**
@@ -121,6 +134,16 @@ export class IngestGate implements IngestSink {
 
   get deadLetters(): number {
     return this.deadLetterCount;
+  }
+
+  /**
+   * The actors apply committed batches in slices (engine/apply.ts): sources also wait
+   * while more than APPLY_BACKLOG_MAX batches are still to apply (memory stays bounded
+   * when the log commits faster than the actors apply), and an acknowledgement
+   * (`ingest`, `flush`) waits until its batch is applied as well as durable.
+   */
+  follow(side: AppliedSide): void {
+    this.applied = side;
   }
 
   submit(event: unknown, origin: string, position?: number): void {
@@ -190,7 +213,8 @@ export class IngestGate implements IngestSink {
     const durable = result.status === 'applied' && this.open ? this.open.durable : this.whenAllDurable();
     return durable.then(() => {
       this.throwIfFailed();
-      return result;
+      const applied = this.applied;
+      return applied && result.status === 'applied' && applied.appliedSeq < result.seq ? applied.whenApplied(result.seq).then(() => result) : result;
     });
   }
 
@@ -202,13 +226,20 @@ export class IngestGate implements IngestSink {
    * less than one read of a file. Memory stays bounded either way.
    */
   writable(): Promise<void> | null {
-    if (this.hasRoom()) return null;
+    if (this.hasRoom()) {
+      const applied = this.applied;
+      return applied && applied.backlog > APPLY_BACKLOG_MAX ? applied.settled() : null;
+    }
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
 
   flush(): Promise<void> {
     if (this.open) this.writeOpenBatch();
-    return this.lastDurable.then(() => this.throwIfFailed());
+    return this.lastDurable.then(() => {
+      this.throwIfFailed();
+      const applied = this.applied;
+      return applied && applied.backlog > 0 ? applied.settled() : undefined;
+    });
   }
 
   /**

@@ -75,6 +75,14 @@ afterAll(async () => {
   dir.cleanup();
 });
 
+/**
+ * Batches applied whole, each in the turn it is committed in (`ingest.applySliceMs` 0):
+ * these count the live flush's slices after one batch (on a loaded machine, applying 150
+ * swaps can outlast the default apply slice); apply-slices.test.ts covers batches
+ * applied in slices.
+ */
+const WHOLE_BATCHES = { ingest: { applySliceMs: 0 } };
+
 describe('the live flush in slices', () => {
   it('flushes each touched pool once per pass, 64 pools a step; pools touched meanwhile go to the next pass', async () => {
     for (const pool of POOLS) await engine.ingest(swap(pool));
@@ -116,7 +124,7 @@ describe('the live flush in slices', () => {
     const d = tempDir();
     const frames: string[] = [];
     // Slices of no time at all: 64 pools each, the rest in the following turns.
-    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    const e = await createEngine({ config: testConfig(d.path, WHOLE_BATCHES), flushMs: 0, flushSliceMs: 0 });
     try {
       e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
       await declareMarket(e);
@@ -142,7 +150,7 @@ describe('the live flush in slices', () => {
   it("a batch's trade frames are handed on (the sink's flush) as it goes and before the live flush slice that follows it", async () => {
     const d = tempDir();
     const calls: string[] = [];
-    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    const e = await createEngine({ config: testConfig(d.path, WHOLE_BATCHES), flushMs: 0, flushSliceMs: 0 });
     try {
       e.attachTopics({
         has: (topic) => topic.startsWith('pool_metrics:') || topic.startsWith('pool_trades:'),
@@ -167,7 +175,7 @@ describe('the live flush in slices', () => {
   it('a stop during a pass finishes it: every touched pool flushed once, none left', async () => {
     const d = tempDir();
     const frames: string[] = [];
-    const e = await createEngine({ config: testConfig(d.path), flushMs: 0, flushSliceMs: 0 });
+    const e = await createEngine({ config: testConfig(d.path, WHOLE_BATCHES), flushMs: 0, flushSliceMs: 0 });
     e.attachTopics({ has: (topic) => topic.startsWith('pool_metrics:'), publish: (_topic, frame) => void frames.push(JSON.parse(frame).data.pool_address) });
     await declareMarket(e);
     await settled();

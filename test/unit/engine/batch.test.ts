@@ -31,3 +31,38 @@ describe('CommittedBatch', () => {
     expect(seen).toEqual([JSON.parse(line(0)), JSON.parse(line(1))]);
   });
 });
+
+describe('CommittedBatch.eachUntil', () => {
+  it('stops every 16 events once its deadline has passed and goes on where it stopped, each event once, through lines, objects and parsed events', () => {
+    const object = { type: 'quote_price', quote_address: 'object', price_usd: 1, at: 9 } as IngestEvent;
+    const count = 40;
+    const known = Array.from({ length: count }, (_, i) => (i === 20 ? object : undefined));
+    const bytes = Buffer.from(Array.from({ length: count }, (_, i) => `${line(i)}\n`).join(''));
+    const batch = new CommittedBatch(1, bytes, known);
+    const seen: number[] = [];
+    const calls: boolean[] = [];
+    // A deadline already passed: 16 events a call.
+    const check = (event: IngestEvent, i: number) => {
+      seen.push(i);
+      expect(event).toEqual(i === 20 ? object : JSON.parse(line(i)));
+    };
+    while (!batch.done) calls.push(batch.eachUntil(check, 0));
+    expect(calls).toEqual([false, false, true]);
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
+    // `each` still walks the whole batch, from the first event.
+    const again: number[] = [];
+    batch.each((_event, i) => again.push(i));
+    expect(again).toEqual(seen);
+  });
+
+  it('hands out the rest after an event that threw, not that event again', () => {
+    const batch = new CommittedBatch(1, Buffer.from(`${line(0)}\n${line(1)}\n${line(2)}\n`), [undefined, undefined, undefined]);
+    const seen: number[] = [];
+    expect(() => batch.eachUntil((_e, i) => {
+      seen.push(i);
+      if (i === 1) throw new Error('boom');
+    }, Infinity)).toThrow('boom');
+    expect(batch.eachUntil((_e, i) => void seen.push(i), Infinity)).toBe(true);
+    expect(seen).toEqual([0, 1, 2]);
+  });
+});

@@ -17,7 +17,7 @@ describe('engine/bounds.ts', () => {
 
   it('holds the defaults of the configuration', () => {
     const config = configSchema.parse({});
-    expect(config.ingest).toMatchObject({ batchMax: bounds.INGEST_BATCH_MAX, batchesInFlightMax: bounds.INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: bounds.INGEST_LINE_BYTES_MAX });
+    expect(config.ingest).toMatchObject({ batchMax: bounds.INGEST_BATCH_MAX, batchesInFlightMax: bounds.INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: bounds.INGEST_LINE_BYTES_MAX, applySliceMs: bounds.APPLY_SLICE_MS });
     expect(config.http.queryBytesMax).toBe(bounds.HTTP_QUERY_BYTES_MAX);
     expect(config.solanaWsBackfillMaxPages).toBe(bounds.SOLANA_WS_BACKFILL_MAX_PAGES);
     expect(config.ws).toMatchObject({

@@ -1,0 +1,95 @@
+import { open } from 'lmdb';
+import { pack } from 'msgpackr';
+import { describe, expect, it } from 'vitest';
+import { COMPRESSION_THRESHOLD_BYTES } from '../../engine/bounds.ts';
+import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
+import { readLog } from '../../engine/ingest/gate.ts';
+import { openStorage } from '../../storage/lmdb.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { swapStream } from '../helpers/fixtures.ts';
+
+/**
+ * Disk per swap (issue 25): the ingest log and the actors' snapshots are stored
+ * LZ4-compressed (lmdb-js `compression`), read back as they were written, and a data
+ * directory written before (uncompressed values) still reads.
+ */
+
+const QUIET = { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 };
+const LZ4_MARK = 254;
+
+const temp = useTempEngine();
+
+/** Every value of a database as stored (a second handle reading bytes, no decompression). */
+function storedValues(path: string, name: string, range: { start?: string; end?: string } = {}): Buffer[] {
+  const env = open({ path, readOnly: true, maxDbs: 32, noSubdir: false });
+  try {
+    const db = env.openDB({ name, encoding: 'binary' });
+    return [...db.getRange(range)].map(({ value }) => Buffer.from(value as Uint8Array));
+  } finally {
+    void env.close();
+  }
+}
+
+describe('compressed ingest log and snapshots', () => {
+  it('stores log batches and large snapshots compressed, about half the bytes, and a restart reads them back', async () => {
+    const events = [...swapStream(4_000, 40, 31, true)];
+    const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
+    let e = await temp.open({ actors: QUIET });
+    for (let i = 0; i < events.length; i += 500) await Promise.all(events.slice(i, i + 500).map((ev) => e.ingest(ev)));
+    await e.checkpoint();
+    const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
+    const decoded = [...e.storage.snapshots.getRange({ start: 'pool:', end: 'pool;' })].map(({ value }) => pack(value).length);
+    await e.stop();
+
+    const log = storedValues(temp.dir.path, 'ingest_log');
+    expect(log.length).toBeGreaterThan(0);
+    for (const value of log) if (value.length >= COMPRESSION_THRESHOLD_BYTES) expect(value[0], 'a log batch is stored LZ4-compressed').toBe(LZ4_MARK);
+    const logBytes = log.reduce((n, v) => n + v.length, 0);
+    const ndjsonBytes = events.reduce((n, ev) => n + Buffer.byteLength(JSON.stringify(ev)) + 1, 0);
+    expect(logBytes, 'log bytes against the NDJSON they hold').toBeLessThan(0.7 * ndjsonBytes);
+
+    for (const value of storedValues(temp.dir.path, 'snapshots')) {
+      if (value.length >= COMPRESSION_THRESHOLD_BYTES) expect(value[0], 'a snapshot over the threshold is stored LZ4-compressed').toBe(LZ4_MARK);
+    }
+    const poolStored = storedValues(temp.dir.path, 'snapshots', { start: 'pool:', end: 'pool;' });
+    expect(poolStored.length).toBe(pools.length);
+    const storedTotal = poolStored.reduce((n, v) => n + v.length, 0);
+    expect(storedTotal, 'stored pool snapshot bytes against their msgpack').toBeLessThan(0.7 * decoded.reduce((n, b) => n + b, 0));
+
+    // Read back: the log in seq order, the pools from their snapshots.
+    const storage = openStorage(temp.dir.path);
+    try {
+      expect([...readLog(storage, 1)].map((x) => identityOf(x.event))).toEqual(events.map((ev) => identityOf(ev as IngestEvent)));
+    } finally {
+      await storage.close();
+    }
+    e = await temp.open({ actors: QUIET });
+    expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+  });
+
+  it('reads a data directory whose log and snapshots were written uncompressed', async () => {
+    const events = [...swapStream(400, 4, 37, true)];
+    const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
+    let e = await temp.open({ actors: QUIET });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
+    await e.stop();
+    // The same values as an mds without compression wrote them: decompressed, put back plain.
+    const storage = openStorage(temp.dir.path);
+    const log = [...storage.ingestLog.getRange({})].map(({ key, value }) => [key, Buffer.from(value)] as const);
+    const snaps = [...storage.snapshots.getRange({})].map(({ key, value }) => [key, value] as const);
+    await storage.close();
+    const env = open({ path: temp.dir.path, maxDbs: 32, noSubdir: false });
+    const plainLog = env.openDB<Buffer, number>({ name: 'ingest_log', encoding: 'binary' });
+    const plainSnaps = env.openDB<unknown, string>({ name: 'snapshots', encoding: 'msgpack' });
+    for (const [key, value] of log) plainLog.put(key, value);
+    for (const [key, value] of snaps) plainSnaps.put(key, value);
+    await plainSnaps.committed;
+    await env.close();
+    expect(storedValues(temp.dir.path, 'ingest_log').every((v) => v[0] !== LZ4_MARK)).toBe(true);
+
+    e = await temp.open({ actors: QUIET });
+    expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+    expect(e.query.status().ingested).toBe(events.length);
+  });
+});
