@@ -131,10 +131,10 @@ describe('HTTP client', () => {
     expect(bad).toMatchObject({ code: 4000, error: 'BAD_REQUEST', status: 400 });
     expect((bad as MdsError).message).toContain('pool_address');
     expect(seen.length).toBe(1);
-    // Nor a 501/5010: a route not built stays not built.
+    // Nor a 404/4040: an unknown route stays unknown.
     seen.length = 0;
-    const notBuilt = await client.request('/v1/tokens/posts').catch((e: unknown) => e);
-    expect(notBuilt).toMatchObject({ code: 5010, status: 501 });
+    const unknown = await client.request('/v1/no/such/route').catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 4040, status: 404 });
     expect(seen.length).toBe(1);
   });
 });

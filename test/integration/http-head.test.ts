@@ -42,7 +42,7 @@ describe('HEAD', () => {
     ['/health', 200, {}],
     ['/v1/market/sol-price', 200, { auth: true }],
     ['/openapi.json', 200, {}],
-    ['/v1/tokens/posts', 501, { auth: true }],
+    ['/v1/tokens/posts', 503, { auth: true }],
     ['/v1/pools/not-an-address', 400, { auth: true }],
     ['/v1/no/such/route', 404, { auth: true }],
   ] as const)('HEAD %s answers %i like its GET, with its Content-Length and no body', async (path, status, opts) => {

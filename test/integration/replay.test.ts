@@ -62,9 +62,7 @@ function busiestPools(): Array<{ pool: string; base: string; wallets: string[] }
 }
 
 /** A WebSocket on the engine, its chart_lines subscriptions made before any event; `done` collects the frames. */
-async function watchChartLines(engine: Engine): Promise<{ done(): Promise<void> }> {
-  const ws = await startWsServer({ engine });
-  wsServers.push(ws);
+async function watchChartLines(ws: WsTestServer): Promise<{ done(): Promise<void> }> {
   const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
   const frames: string[] = [];
   chartFrames.push(frames);
@@ -97,8 +95,7 @@ function calledOut(): string {
 }
 
 /** A WebSocket client on the engine subscribed to the streams compared, before anything is ingested; `done` ends the recording. */
-async function watch(engine: Engine): Promise<() => Promise<void>> {
-  const ws = await startWsServer({ engine });
+async function watch(ws: WsTestServer): Promise<() => Promise<void>> {
   const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
   const subscriptions = [['social_posts', {}], ['wallet_activity', { label: 'kol' }], ['markers', { token_address: calledOut() }]] as const;
   for (const [stream, payload] of subscriptions) client.send({ type: 'subscribe', stream, payload });
@@ -118,8 +115,10 @@ async function watch(engine: Engine): Promise<() => Promise<void>> {
 /** The same file as objects through the embedded API, 2,000 events a batch. */
 async function ingestEmbedded(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
-  const watchLines = await watchChartLines(engine);
-  const done = await watch(engine);
+  const ws = await startWsServer({ engine });
+  wsServers.push(ws);
+  const watchLines = await watchChartLines(ws);
+  const done = await watch(ws);
   const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   for (let i = 0; i < lines.length; i += 2_000) {
     const results = await Promise.all(lines.slice(i, i + 2_000).map((line) => engine.ingest(JSON.parse(line))));
@@ -140,9 +139,11 @@ const signalFrames: string[][] = [];
  */
 async function ingestOnce(name: string): Promise<EngineServer> {
   const engine = await createEngine({ config: testConfig(join(dir.path, name)) });
-  const watchLines = await watchChartLines(engine);
-  const done = await watch(engine);
+  // One WebSocket server per engine (the engine publishes to the sink attached last).
   const ws = await startWsServer({ engine });
+  wsServers.push(ws);
+  const watchLines = await watchChartLines(ws);
+  const done = await watch(ws);
   const client = await TestClient.authed(ws.url, (await ws.key('pro')).key);
   const frames: string[] = [];
   client.ws.on('message', (data) => {
@@ -158,7 +159,6 @@ async function ingestOnce(name: string): Promise<EngineServer> {
   // Frames published before the pong's reply reach the client before it.
   await client.untilPong();
   client.ws.close();
-  await ws.close();
   signalFrames.push(frames);
   return serveEngine(engine, { plan: 'scale', cursorSecret });
 }
@@ -249,7 +249,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const ws of wsServers) await ws.close();
-  for (const { ws } of live) await ws.close();
   for (const i of instances) {
     i.close();
     await i.engine.stop();
