@@ -44,7 +44,7 @@ const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
 
 /** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
-export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean): RankInput {
+export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean, read?: ReturnType<PoolState['windows']['read']>): RankInput {
   const info = s.info!;
   const input: RankInput = {
     pool_address: s.pool_address,
@@ -61,7 +61,7 @@ export function rankInput(s: PoolState, window: RankingWindow | null, now: numbe
     liquidity_usd: null,
   };
   if (window === null) return input;
-  const w = s.windows.read(now);
+  const w = read ?? s.windows.read(now);
   const i = w.t.indexOf(window);
   if (i < 0) return input;
   input.volume_usd = w.v[i]![1];
@@ -188,25 +188,46 @@ export function flushLive(state: FeedState, now: number): FeedFlush[] {
 }
 
 /**
- * The inputs of one recompute of `window` at `now`, read once for popular, top_gainers
- * and stocks: each pool traded (popular's `traded`, which the three share) within the
- * window, from its windowed metrics; null for a pool not traded in it (it leaves).
+ * The inputs of the recomputes of `windows` at `now`, read once for popular, top_gainers
+ * and stocks, and once for every window of the list (the ticks of several windows fall
+ * at one time: every 10 minutes all four): for each window, each pool traded (popular's
+ * `traded`, which the three share) within it, from its windowed metrics; null for a pool
+ * not traded in it (it leaves). A pool's state and its windowed metrics are read once
+ * for all the windows it was traded in.
  */
-export function windowInputs(traded: ReadonlyMap<string, number>, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>): Map<string, RankInput | null> {
-  const since = now - WINDOWS[window];
-  const out = new Map<string, RankInput | null>();
+export function windowInputs(
+  traded: ReadonlyMap<string, number>,
+  windows: readonly RankingWindow[],
+  now: number,
+  market: FeedMarket,
+  stockMints: ReadonlySet<string>,
+): Map<RankingWindow, Map<string, RankInput | null>> {
+  const out = new Map<RankingWindow, Map<string, RankInput | null>>();
+  const since = windows.map((w) => now - WINDOWS[w]);
+  let earliest = Infinity;
+  for (const t of since) if (t < earliest) earliest = t;
+  for (const w of windows) out.set(w, new Map());
   for (const [pool, at] of traded) {
-    const s = at > since ? market.pool(pool) : undefined;
+    const s = at > earliest ? market.pool(pool) : undefined;
     if (!s) {
-      out.set(pool, null);
+      for (const w of windows) out.get(w)!.set(pool, null);
       continue;
     }
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
-    const input = rankInput(s, window, now, stockMints.has(info.base_address));
-    // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
-    input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
-    out.set(pool, input);
+    const stock = stockMints.has(info.base_address);
+    const read = s.windows.read(now);
+    for (let i = 0; i < windows.length; i++) {
+      const w = windows[i]!;
+      if (at <= since[i]!) {
+        out.get(w)!.set(pool, null);
+        continue;
+      }
+      const input = rankInput(s, w, now, stock, read);
+      // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
+      input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
+      out.get(w)!.set(pool, input);
+    }
   }
   return out;
 }

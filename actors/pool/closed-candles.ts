@@ -56,8 +56,14 @@ export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined): CandleR
 }
 
 export class PoolClosedCandles implements ClosedCandleStore {
-  /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
-  buffer: CandleRows;
+  /** `buffer`, once made or decoded. */
+  private rows: CandleRows | null;
+  /**
+   * The buffer as the pool's snapshot held it, until it is first used: a pool activated
+   * to be read (the ranking feeds, the research refresh) never decodes it, and one
+   * snapshotted before it is used writes these bytes back as they came.
+   */
+  private encoded: Uint8Array | CandleRow[] | undefined = undefined;
   /**
    * The buffer's partner (two take turns: a new Float64Array per write cost more than the
    * write): while `inFlight`, the candles written and not yet committed; otherwise empty,
@@ -72,9 +78,36 @@ export class PoolClosedCandles implements ClosedCandleStore {
   constructor(
     private readonly pool: string,
     private readonly repo: CandlesRepo | null,
-    buffer: CandleRows = new CandleRows(BUFFER_ROWS),
+    buffer: CandleRows | null = new CandleRows(BUFFER_ROWS),
   ) {
-    this.buffer = buffer;
+    this.rows = buffer;
+  }
+
+  /** The closed candles of a pool's snapshot (encodeRows' bytes, or the rows older snapshots held), decoded when first used. */
+  static fromSnapshot(pool: string, repo: CandlesRepo | null, encoded: Uint8Array | CandleRow[] | undefined): PoolClosedCandles {
+    const closed = new PoolClosedCandles(pool, repo, null);
+    closed.encoded = encoded;
+    return closed;
+  }
+
+  /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
+  get buffer(): CandleRows {
+    if (this.rows === null) {
+      this.rows = decodeRows(this.encoded);
+      this.encoded = undefined;
+    }
+    return this.rows;
+  }
+
+  set buffer(rows: CandleRows) {
+    this.rows = rows;
+    this.encoded = undefined;
+  }
+
+  /** The buffer for the pool's snapshot (encodeRows): the bytes it came from while it was not used. */
+  toSnapshot(): Uint8Array {
+    if (this.rows === null && this.encoded instanceof Uint8Array) return this.encoded;
+    return encodeRows(this.buffer);
   }
 
   /** Takes the closed candles of `candles`; writes a batch once WRITE_AT gathered. */

@@ -98,25 +98,42 @@ export class DistinctCounter {
   private registers: Uint8Array | null;
   /** The dense estimate until a register grows (reading it scans 2,048 registers); -1: stale. */
   private estimated = -1;
+  /**
+   * The snapshot's state until the counter is first used: a pool activated to be read
+   * (the ranking feeds, the research refresh) never decodes it, and one snapshotted
+   * before it is used writes it back as it came.
+   */
+  private restored: CounterState | null;
 
   constructor(state?: CounterState) {
+    this.restored = state ?? null;
+    this.hashes = null;
+    this.n = 0;
+    this.registers = null;
+    if (!state) this.hashes = new Uint32Array(4);
+  }
+
+  private decode(): void {
+    const state = this.restored!;
+    this.restored = null;
     // Copies: a decoded snapshot's bytes may be a view into a larger, unaligned buffer.
-    if (state?.dense) {
+    if (state.dense) {
       this.registers = new Uint8Array(state.bytes);
       this.hashes = null;
       this.n = 0;
     } else {
       this.registers = null;
-      const restored = state ? new Uint32Array(new Uint8Array(state.bytes).buffer) : null;
-      this.n = restored ? restored.length : 0;
+      const restored = new Uint32Array(new Uint8Array(state.bytes).buffer);
+      this.n = restored.length;
       // Never empty: `add` grows a full array by doubling it, and twice nothing is nothing
       // (a counter restored with no hash, as a pool's sellers before its first sale,
       // then counted every sale as new and could not be snapshotted again).
-      this.hashes = restored && restored.length > 0 ? restored : new Uint32Array(4);
+      this.hashes = restored.length > 0 ? restored : new Uint32Array(4);
     }
   }
 
   add(hash: number): void {
+    if (this.restored !== null) this.decode();
     const registers = this.registers;
     if (registers !== null) {
       if (addHash(registers, hash)) this.estimated = -1;
@@ -152,6 +169,7 @@ export class DistinctCounter {
   }
 
   get count(): number {
+    if (this.restored !== null) this.decode();
     if (this.registers === null) return this.n;
     if (this.estimated < 0) this.estimated = estimate(this.registers);
     return this.estimated;
@@ -163,6 +181,7 @@ export class DistinctCounter {
    */
   static unionCount(counters: readonly DistinctCounter[]): number {
     if (counters.length === 1) return counters[0]!.count;
+    for (const c of counters) if (c.restored !== null) c.decode();
     if (counters.every((c) => c.registers === null)) {
       const all = new Set<number>();
       for (const c of counters) for (let i = 0; i < c.n; i++) all.add(c.hashes![i]!);
@@ -178,6 +197,7 @@ export class DistinctCounter {
 
   /** The state to persist, as bytes (msgpack keeps bytes, not typed array types). */
   state(): CounterState {
+    if (this.restored !== null) return this.restored;
     if (this.registers !== null) return { dense: true, bytes: this.registers };
     // A view, not a copy: a snapshot is encoded as it is written.
     return { dense: false, bytes: new Uint8Array(this.hashes!.buffer, 0, this.n * 4) };

@@ -8,7 +8,7 @@ import { findAt, type TradesRepo } from '../../storage/index.ts';
 import type { QuotePriceState } from '../quote-price/index.ts';
 import { decimalsOf, supplyOf, type TokenState } from '../token/index.ts';
 import { PoolCandles } from './candles.ts';
-import { PoolClosedCandles, decodeRows, encodeRows } from './closed-candles.ts';
+import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
 import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
@@ -263,11 +263,11 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
     toSnapshot(state): PoolSnapshot {
       // `writing` commits with this snapshot: not part of it.
       const { writing: _inFlight, ...rest } = state;
-      return { ...rest, unsaved: state.unsaved.toSnapshot(), candles: state.candles.toSnapshot(), closed: encodeRows(state.closed.buffer), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
+      return { ...rest, unsaved: state.unsaved.toSnapshot(), candles: state.candles.toSnapshot(), closed: state.closed.toSnapshot(), windows: state.windows.toSnapshot(), distinct: state.distinct.toSnapshot(), curveGain: state.curveGain.toSnapshot() };
     },
     fromSnapshot(data, staleGaps = 0): PoolState {
       const s = data as PoolSnapshot;
-      const closed = new PoolClosedCandles(s.pool_address, candles, decodeRows(s.closed));
+      const closed = PoolClosedCandles.fromSnapshot(s.pool_address, candles, s.closed);
       return {
         ...s,
         unsaved: TradeLog.fromSnapshot(s.unsaved),

@@ -52,7 +52,7 @@ export class RankingsQuery implements FeedMarket {
 
   /** What a feed's recompute reads (actors/feed FeedMarket): a declared pool's state, a quote's latest USD price. */
   pool(address: string): PoolState | undefined {
-    return this.state.pool(address);
+    return this.state.peekPool(address);
   }
 
   quoteUsd(quote: string): number | null {

@@ -270,7 +270,8 @@ export class ResearchFeed {
   }
 
   private poolRecord(pool: string): PoolRecord | null {
-    const s = this.deps.state.pool(pool);
+    // A read in the background: it does not keep the pool resident (MarketState.peekPool).
+    const s = this.deps.state.peekPool(pool);
     const info = s?.info;
     if (!s || !info) return null;
     return {
@@ -294,7 +295,7 @@ export class ResearchFeed {
     const state = market.token(token);
     if (!state || state.pools.length === 0) return null;
     // One pool (most tokens) is its own main pool: no need to rank.
-    const only = state.pools.length === 1 ? market.pool(state.pools[0]!) : undefined;
+    const only = state.pools.length === 1 ? market.peekPool(state.pools[0]!) : undefined;
     const pools = state.pools.length === 1 ? (only ? [only] : []) : market.tokenPools(token);
     const main = pools[0];
     if (!main) return null;

@@ -28,7 +28,8 @@ export interface ActorReader<S> {
 }
 
 export interface MarketStateOptions {
-  pools: ActorReader<PoolState> & { lifecycle(key: string): unknown };
+  /** `peek`: a read in the background, which leaves what stays resident alone (ActorHost.peek). */
+  pools: ActorReader<PoolState> & { lifecycle(key: string): unknown; peek(key: string): Readonly<PoolState> | undefined };
   tokens: ActorReader<TokenState>;
   quotePrices: ActorReader<QuotePriceState>;
   /** Wallet labels for trade records; `version` moves with every label event. */
@@ -80,6 +81,16 @@ export class MarketState {
   /** A declared pool's state (one whose `pool` event was applied), or undefined. */
   pool(address: string): PoolState | undefined {
     const s = this.actors.pools.get(address);
+    return s?.info ? (s as PoolState) : undefined;
+  }
+
+  /**
+   * A declared pool's state for a read in the background (the ranking feeds' recompute,
+   * the research refresh): as `pool`, but a passivated pool is not made resident past
+   * the bound, nor a resident one moved in the LRU order (ActorHost.peek).
+   */
+  peekPool(address: string): PoolState | undefined {
+    const s = this.actors.pools.peek(address);
     return s?.info ? (s as PoolState) : undefined;
   }
 

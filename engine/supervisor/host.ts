@@ -208,6 +208,30 @@ export class ActorHost<S> {
     return resident.state;
   }
 
+  /**
+   * The state of one actor for a read in the background (the ranking feeds' recompute,
+   * the research refresh), which must not decide what stays resident: a resident actor
+   * is read where it is, its place in the LRU order kept (so that what only such reads
+   * reach is what `evictOverBound` takes first, not the pools trades keep changing); a
+   * passivated one is activated while the kind is under `residentMax`, past it read
+   * from its snapshot (or its passivation still in transit) and dropped after the read.
+   * What the read changes in a state so read is not kept. Undefined if it never existed.
+   */
+  peek(key: string): Readonly<S> | undefined {
+    const resident = this.residents.get(key);
+    if (resident) return resident.state;
+    const moving = this.inTransit.get(key);
+    if (moving) return moving.resident.state;
+    if (this.residents.size < (this.options.residentMax ?? Infinity)) return this.activate(key, false)?.state;
+    if (this.absent.has(key)) return undefined;
+    const id = this.idOf(key);
+    const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
+    if (!snapshot) return this.activate(key, false)?.state;
+    const transient = this.newResident(key, id, snapshot);
+    this.load(transient, snapshot);
+    return transient.state;
+  }
+
   /** Stamps a use and moves the actor to the recent end of `residents` (once per stamp). */
   private touch(resident: Resident<S>): void {
     const now = this.batchNow || performance.now();
@@ -437,7 +461,15 @@ export class ActorHost<S> {
       return undefined;
     }
     this.absent.delete(key);
-    const resident: Resident<S> = {
+    const resident = this.newResident(key, id, snapshot);
+    this.load(resident, snapshot);
+    this.residents.set(key, resident);
+    this.options.metrics.actorsAlive.inc({ kind: this.kind });
+    return resident;
+  }
+
+  private newResident(key: string, id: string, snapshot: Snapshot<PersistedActor> | undefined): Resident<S> {
+    return {
       key,
       id,
       state: undefined as S,
@@ -449,10 +481,6 @@ export class ActorHost<S> {
       dirty: snapshot?.state.heldBack === true,
       pendingWrite: null,
     };
-    this.load(resident, snapshot);
-    this.residents.set(key, resident);
-    this.options.metrics.actorsAlive.inc({ kind: this.kind });
-    return resident;
   }
 
   /**

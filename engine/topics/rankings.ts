@@ -72,6 +72,9 @@ export class RankingStreams {
   /** When each (feed, window) last changed (its snapshot's `updated_at`). */
   private readonly updatedAt = new Map<string, number>();
   private readonly stockMints: ReadonlySet<string>;
+  /** The inputs read for the windows still to tick at `inputsAt` (each taken once). */
+  private inputs: ReturnType<typeof windowInputs> = new Map();
+  private inputsAt = -1;
 
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
@@ -96,8 +99,17 @@ export class RankingStreams {
   recompute(window: RankingWindow, at: number): void {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
-    // The pools traded are popular's (it alone takes the trades); each is read once for the three feeds.
-    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints);
+    // The pools traded are popular's (it alone takes the trades); each is read once for
+    // the three feeds and for every window whose tick falls at `at` (they tick one after
+    // the other, with no event between: the ticker's one pass over what is due).
+    let inputs = this.inputsAt === at ? this.inputs.get(window) : undefined;
+    if (inputs === undefined) {
+      const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
+      this.inputs = windowInputs(popular.traded, due, at, this.options.market, this.stockMints);
+      this.inputsAt = at;
+      inputs = this.inputs.get(window)!;
+    }
+    this.inputs.delete(window);
     for (const feed of NON_LIVE) {
       const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);

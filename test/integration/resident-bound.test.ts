@@ -120,6 +120,26 @@ describe('resident actors bounded by count (actors.residentMax)', () => {
     expect(engine.tokens.size).toBeLessThanOrEqual(BOUND);
   });
 
+  it('reads pools in the background (the ranking feeds, the research refresh) without making them resident past the bound', () => {
+    const { engine } = bounded;
+    const pools = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"pool"')).map((l) => JSON.parse(l).pool_address as string);
+    const before = engine.pools.size;
+    expect(before).toBeLessThanOrEqual(BOUND);
+    // Whatever pools the HTTP reads above left, fill the kind up to the bound first.
+    for (const pool of pools) if (engine.pools.size < BOUND) engine.query.rankings!.pool(pool);
+    expect(engine.pools.size).toBe(BOUND);
+    const resident = pools.filter((p) => engine.pools.isResident(p));
+    // Every pool read as a feed's recompute reads it: each is found, none is made resident,
+    // and the residents keep their place (the first of them is still the one evicted next).
+    for (const pool of pools) {
+      const s = engine.query.rankings!.pool(pool);
+      expect(s?.pool_address).toBe(pool);
+      expect(s!.windows.read(engine.clock.now()).t.length).toBeGreaterThan(0);
+    }
+    expect(engine.pools.size).toBe(BOUND);
+    expect(pools.filter((p) => engine.pools.isResident(p))).toEqual(resident);
+  });
+
   it('answers every market route with the same bytes as an unbounded engine', async () => {
     let withData = 0;
     for (const path of paths()) {
