@@ -25,7 +25,9 @@ import { writeSwaps } from './fixtures/swaps.ts';
  * `--a . --b . --mode engine --a-env MDS_BENCH_FEEDS=off`.
  *
  * Prints every run, then each side's median and best, and the median of the rounds'
- * B/A ratios (a round's two runs are next to each other in time).
+ * B/A ratios (a round's two runs are next to each other in time); in engine mode the
+ * same per CPU second of the child too (its user + system time over the timed run),
+ * which other tenants of a shared machine move less than wall time.
  */
 
 const { values } = parseArgs({
@@ -64,6 +66,8 @@ try {
   if (mode === 'gate') await writeSwaps(file, count, 10_000);
   else writeFileSync(poolsFile, JSON.stringify((await writeSwaps(file, count, Number(values.pools), { declare: true })).pools));
   const rates: Record<'A' | 'B', number[]> = { A: [], B: [] };
+  /** Engine mode: swaps per CPU second of the child (every thread), less moved by other tenants of a loaded machine than wall time. */
+  const cpuRates: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let r = 0; r < rounds; r++) {
     for (const side of (r % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
       const data = join(dir, `data-${side}-${r}`);
@@ -76,6 +80,7 @@ try {
       if (run.deadLetters !== 0) throw new Error(`${side}: ${run.deadLetters} dead letters`);
       if (mode === 'gate' ? run.ingested !== count : (run as EngineChildResult).trades !== count) throw new Error(`${side}: not every swap was applied`);
       rates[side].push(count / run.seconds);
+      if (mode === 'engine') cpuRates[side].push(count / (run as EngineChildResult).cpuSeconds);
       console.log(`round ${r + 1} ${side}: ${Math.round(count / run.seconds).toLocaleString('en-US')} ${mode === 'gate' ? 'events' : 'swaps'}/s (${run.seconds.toFixed(2)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB)`);
     }
   }
@@ -86,6 +91,10 @@ try {
   console.log(`A ${trees.A}: median ${f(a)} ${unit}, best ${f(bestA)}`);
   console.log(`B ${trees.B}: median ${f(b)} ${unit}, best ${f(bestB)}`);
   console.log(`B/A: medians ${(b / a).toFixed(3)}, bests ${(bestB / bestA).toFixed(3)}, median of the rounds' ratios ${median(rates.B.map((v, i) => v / rates.A[i]!)).toFixed(3)}`);
+  if (mode === 'engine') {
+    const [ca, cb] = [median(cpuRates.A), median(cpuRates.B)];
+    console.log(`B/A per CPU second: medians ${(cb / ca).toFixed(3)} (${f(ca)} and ${f(cb)} swaps per CPU second), median of the rounds' ratios ${median(cpuRates.B.map((v, i) => v / cpuRates.A[i]!)).toFixed(3)}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -43,25 +43,48 @@ const NEW_PAIR: readonly FeedName[] = ['new_pair'];
 const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
 
-/** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
-export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean): RankInput {
+type Windowed = ReturnType<PoolState['windows']['read']>;
+
+/** A pool's windowed metrics at `now` (PoolWindows.read, a pass over the pool's recent trades). */
+export type WindowReader = (s: PoolState, now: number) => Windowed;
+
+const readWindows: WindowReader = (s, now) => s.windows.read(now);
+
+const emptyInput = (): RankInput => ({
+  pool_address: '',
+  created_at: 0,
+  migrated_from_pool_address: null,
+  migrated_at: null,
+  bonding_curve_progress_pct: null,
+  complete: false,
+  stock: false,
+  volume_usd: null,
+  trader_count: 0,
+  trade_count: 0,
+  price_change_pct: null,
+  liquidity_usd: null,
+});
+
+/**
+ * The rank input of a pool read from its state and, for windowed feeds, its metrics of
+ * `window` at `now`, written into `input` (a new object when not given).
+ */
+export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean, input: RankInput = emptyInput(), read: WindowReader = readWindows): RankInput {
   const info = s.info!;
-  const input: RankInput = {
-    pool_address: s.pool_address,
-    created_at: info.created_at,
-    migrated_from_pool_address: info.migrated_from_pool_address,
-    migrated_at: info.migrated_from_pool_address ? info.migrated_at : null,
-    bonding_curve_progress_pct: curveProgress(s),
-    complete: info.replaced_by_pool_address !== null || s.completed_key !== null,
-    stock,
-    volume_usd: null,
-    trader_count: 0,
-    trade_count: 0,
-    price_change_pct: null,
-    liquidity_usd: null,
-  };
+  input.pool_address = s.pool_address;
+  input.created_at = info.created_at;
+  input.migrated_from_pool_address = info.migrated_from_pool_address;
+  input.migrated_at = info.migrated_from_pool_address ? info.migrated_at : null;
+  input.bonding_curve_progress_pct = curveProgress(s);
+  input.complete = info.replaced_by_pool_address !== null || s.completed_key !== null;
+  input.stock = stock;
+  input.volume_usd = null;
+  input.trader_count = 0;
+  input.trade_count = 0;
+  input.price_change_pct = null;
+  input.liquidity_usd = null;
   if (window === null) return input;
-  const w = s.windows.read(now);
+  const w = read(s, now);
   const i = w.t.indexOf(window);
   if (i < 0) return input;
   input.volume_usd = w.v[i]![1];
@@ -78,9 +101,12 @@ function newBooks(feed: FeedName, settings: Readonly<FeedSettings>): Record<Rank
   return books;
 }
 
+/** updateAll's input, written over per event: FeedBook.update reads an input and keeps nothing of it, and almost_bonded takes one per trade of a curve over 70 %. */
+const scratch = emptyInput();
+
 /** The live part of a pool's input: enough for new_pair, migrated and almost_bonded, whose scores need no window. */
 function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<RankInput>): void {
-  const input = rankInput(s, null, now, false);
+  const input = rankInput(s, null, now, false, scratch);
   if (patch) Object.assign(input, patch);
   for (const w of RANKING_WINDOWS) state.books[w].update(input, now);
 }
@@ -192,7 +218,14 @@ export function flushLive(state: FeedState, now: number): FeedFlush[] {
  * and stocks: each pool traded (popular's `traded`, which the three share) within the
  * window, from its windowed metrics; null for a pool not traded in it (it leaves).
  */
-export function windowInputs(traded: ReadonlyMap<string, number>, window: RankingWindow, now: number, market: FeedMarket, stockMints: ReadonlySet<string>): Map<string, RankInput | null> {
+export function windowInputs(
+  traded: ReadonlyMap<string, number>,
+  window: RankingWindow,
+  now: number,
+  market: FeedMarket,
+  stockMints: ReadonlySet<string>,
+  read: WindowReader = readWindows,
+): Map<string, RankInput | null> {
   const since = now - WINDOWS[window];
   const out = new Map<string, RankInput | null>();
   for (const [pool, at] of traded) {
@@ -203,12 +236,36 @@ export function windowInputs(traded: ReadonlyMap<string, number>, window: Rankin
     }
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
-    const input = rankInput(s, window, now, stockMints.has(info.base_address));
+    const input = rankInput(s, window, now, stockMints.has(info.base_address), emptyInput(), read);
     // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
     input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
     out.set(pool, input);
   }
   return out;
+}
+
+/**
+ * The windows of each pool read once per tick time, for the windows whose recomputes
+ * tick then (5m and 1h every 2 minutes, 5m and 6h every 5, all four every 10): one pass
+ * over a pool's recent trades per tick time instead of one per window.
+ *
+ * Exact because the ticker runs every subscription due at a time in one synchronous
+ * pass (engine/topics/ticker.ts tickDue), so no event is applied between two recomputes
+ * of the same `at`; a new `at` drops what was read.
+ */
+export class WindowReads {
+  private at = NaN;
+  private readonly byPool = new Map<string, Windowed>();
+
+  readonly read: WindowReader = (s, now) => {
+    if (now !== this.at) {
+      this.byPool.clear();
+      this.at = now;
+    }
+    let w = this.byPool.get(s.pool_address);
+    if (w === undefined) this.byPool.set(s.pool_address, (w = s.windows.read(now)));
+    return w;
+  };
 }
 
 /** popular, top_gainers, stocks at the cadence of `window`: re-scores from `windowInputs`, then flushes. */

@@ -9,6 +9,7 @@ import {
   recompute,
   windowInputs,
   snapshotEvent,
+  WindowReads,
   type FeedFlush,
   type FeedMarket,
   type FeedName,
@@ -72,6 +73,8 @@ export class RankingStreams {
   /** When each (feed, window) last changed (its snapshot's `updated_at`). */
   private readonly updatedAt = new Map<string, number>();
   private readonly stockMints: ReadonlySet<string>;
+  /** Pools' windows read once per tick time for every window recomputed then. */
+  private readonly reads = new WindowReads();
 
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
@@ -97,7 +100,7 @@ export class RankingStreams {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
     // The pools traded are popular's (it alone takes the trades); each is read once for the three feeds.
-    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints);
+    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints, this.reads.read);
     for (const feed of NON_LIVE) {
       const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);

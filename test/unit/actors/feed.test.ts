@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
+import type { PoolState } from '../../../actors/pool/index.ts';
+import { WindowReads } from '../../../actors/feed/feed.actor.ts';
 import { applyWindowOps, batchEvents, followWindow, holdSnapshot, snapshotEvent, type WindowEvent } from '../../../actors/feed/feed.events.ts';
 import { FeedBook, longestIncreasing, type RankRow } from '../../../actors/feed/feed.logic.ts';
 import { membershipMachine, membershipStep } from '../../../actors/feed/feed.machine.ts';
@@ -323,5 +325,32 @@ describe('applyWindowOps and longestIncreasing', () => {
     expect([...longestIncreasing([3, 0, 1, 4, 2, 5])].sort()).toEqual([0, 1, 2, 5]);
     expect(longestIncreasing([]).size).toBe(0);
     expect(longestIncreasing([2, 1, 0]).size).toBe(1);
+  });
+});
+
+describe('WindowReads', () => {
+  it("reads a pool's windows once per tick time, for every window recomputed then, and again at the next", () => {
+    const reads: number[] = [];
+    const state = (pool_address: string) =>
+      ({
+        pool_address,
+        windows: {
+          read: (now: number) => {
+            reads.push(now);
+            return { t: ['5m', '1h', '6h', '24h'], now } as unknown as ReturnType<PoolState['windows']['read']>;
+          },
+        },
+      }) as unknown as PoolState;
+    const [a, b] = [state('A'), state('B')];
+    const cache = new WindowReads();
+    // 5m and 1h ticking at the same time: one read of each pool.
+    const first = cache.read(a, T0);
+    expect(cache.read(a, T0)).toBe(first);
+    cache.read(b, T0);
+    cache.read(b, T0);
+    expect(reads).toEqual([T0, T0]);
+    // The next tick time reads again.
+    expect(cache.read(a, T0 + 2 * MIN)).not.toBe(first);
+    expect(reads).toEqual([T0, T0, T0 + 2 * MIN]);
   });
 });
