@@ -1,6 +1,7 @@
 import { WINDOWS } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { curveProgress, liquidityQuote, type PoolState } from '../pool/index.ts';
+import { STOCK_TAG, tagsOf, type TokenState } from '../token/index.ts';
 import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
 import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
 
@@ -14,7 +15,9 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * - migrated: `pool.graduated` into a pool (`migrated_at` = the event's `at`);
  * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (a Map set, no
  *   read of its windows per trade); `recompute` re-scores the pools traded within the
- *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS).
+ *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS);
+ * - stocks: also `token` events that carry `tags` (DECISIONS.md "Tokenized stocks"):
+ *   the tokens tagged `stock`, as the token actor merged the tags (the latest by slot).
  * Publishing (`flushLive`, `recompute`) is the engine-clock ticker's (engine/topics/
  * rankings.ts), through the host's `update`, never per ingest batch, so a replay under
  * `--clock event` gives the same batches and seqs. Scores and order are plain state in
@@ -27,6 +30,8 @@ export interface FeedState {
   books: Record<RankingWindow, FeedBook>;
   /** popular: pools traded in the last 24 h, by the time of their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
   traded: Map<string, number>;
+  /** stocks: the tokens whose merged tags hold `stock` (empty in the others); `market.stockMints` adds the configured ones at recompute. */
+  stockTokens: Set<string>;
 }
 
 /** What the feed behaviour needs beyond its events. */
@@ -42,6 +47,7 @@ const NEW_PAIR: readonly FeedName[] = ['new_pair'];
  */
 const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
+const ON_TAGS: readonly FeedName[] = ['stocks'];
 
 type Windowed = ReturnType<PoolState['windows']['read']>;
 
@@ -118,7 +124,7 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
   const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
   return {
     kind: 'feed',
-    takes: ['pool', 'migration', 'pool.trade', 'pool.graduated'],
+    takes: ['token', 'pool', 'migration', 'pool.trade', 'pool.graduated'],
     route(e: ActorEvent) {
       switch (e.type) {
         case 'pool':
@@ -129,6 +135,8 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
           return onTrade;
         case 'pool.graduated':
           return ON_GRADUATED;
+        case 'token':
+          return ON_TAGS;
         default:
           return undefined;
       }
@@ -136,7 +144,7 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
     initial: (key) => {
       const feed = key as FeedName;
       if (!FEED_NAMES.includes(feed)) throw new Error(`feed actor: unknown feed ${key}`);
-      return { feed, books: newBooks(feed, settings), traded: new Map() };
+      return { feed, books: newBooks(feed, settings), traded: new Map(), stockTokens: new Set() };
     },
     apply(state, e, ctx) {
       const now = ctx.clock.now();
@@ -171,6 +179,15 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'popular':
           if (e.type === 'pool.trade') state.traded.set(e.pool_address, now);
           return;
+        case 'stocks':
+          // A token event without `tags` leaves the token's tags as they were.
+          if (e.type === 'token' && e.tags !== undefined) {
+            // The token actor took the event first (hosts' order): its tags are the latest by slot, whatever the arrival order.
+            const token = ctx.read<TokenState>('token', e.token_address);
+            if (token && tagsOf(token).includes(STOCK_TAG)) state.stockTokens.add(e.token_address);
+            else state.stockTokens.delete(e.token_address);
+          }
+          return;
         default:
       }
     },
@@ -178,12 +195,14 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
       feed: state.feed,
       books: Object.fromEntries(RANKING_WINDOWS.map((w) => [w, state.books[w].toData()])),
       traded: [...state.traded],
+      stockTokens: [...state.stockTokens],
     }),
     fromSnapshot(data) {
-      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]> };
+      // stockTokens: absent from snapshots written before token tags.
+      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]>; stockTokens?: string[] };
       const books = {} as Record<RankingWindow, FeedBook>;
       for (const w of RANKING_WINDOWS) books[w] = FeedBook.fromData(d.feed, w, d.books[w], settings);
-      return { feed: d.feed, books, traded: new Map(d.traded) };
+      return { feed: d.feed, books, traded: new Map(d.traded), stockTokens: new Set(d.stockTokens ?? []) };
     },
   };
 }
@@ -223,7 +242,7 @@ export function windowInputs(
   window: RankingWindow,
   now: number,
   market: FeedMarket,
-  stockMints: ReadonlySet<string>,
+  isStock: (token: string) => boolean,
   read: WindowReader = readWindows,
 ): Map<string, RankInput | null> {
   const since = now - WINDOWS[window];
@@ -236,7 +255,7 @@ export function windowInputs(
     }
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
-    const input = rankInput(s, window, now, stockMints.has(info.base_address), emptyInput(), read);
+    const input = rankInput(s, window, now, isStock(info.base_address), emptyInput(), read);
     // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
     input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
     out.set(pool, input);

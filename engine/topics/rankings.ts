@@ -42,8 +42,9 @@ export interface RankingStreamsOptions {
   entries: () => RankingEntries;
   sink: () => TopicSink;
   /**
-   * Tokens the stocks feed lists (DECISIONS.md "Tokenized stocks": `market.stockMints`).
-   * Token `tags` are not in the ingest schema yet, so this set is the stocks feed's only source.
+   * Tokens the stocks feed lists whatever their tags (DECISIONS.md "Tokenized stocks":
+   * `market.stockMints`), beside those a `token` event tagged `stock` (the stocks feed
+   * actor's `stockTokens`).
    */
   stockMints?: ReadonlySet<string>;
 }
@@ -100,7 +101,9 @@ export class RankingStreams {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
     // The pools traded are popular's (it alone takes the trades); each is read once for the three feeds.
-    const inputs = windowInputs(popular.traded, window, at, this.options.market, this.stockMints, this.reads.read);
+    const tagged = this.options.feeds.get('stocks')?.stockTokens;
+    const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
+    const inputs = windowInputs(popular.traded, window, at, this.options.market, isStock, this.reads.read);
     for (const feed of NON_LIVE) {
       const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);

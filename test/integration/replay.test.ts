@@ -153,8 +153,8 @@ describe('replay in event-clock mode', () => {
     expect(paths().filter((p) => p.endsWith('/bonding_curve')).length).toBeGreaterThan(0);
     const deployed = await a.text(paths().find((p) => p.includes('/deployed_tokens'))!);
     expect(deployed.match(/"token_address"/g)?.length).toBe(2);
-    // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
-    for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
+    // Every ranking feed had rows to compare (stocks: the simulator's xStocks, tagged `stock`).
+    for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks']) {
       const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;
       expect(rows, feed).toBeGreaterThan(0);
     }

@@ -190,6 +190,8 @@ function stockToken(w: World, index: number): TokenState {
     mint_authority: issuerAddress,
     freeze_authority: issuerAddress,
     dex_paid: true,
+    // DECISIONS.md "Tokenized stocks": the tag the stocks feed lists.
+    tags: ['stock'],
     slot: w.slot,
     at: w.at,
   });
