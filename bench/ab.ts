@@ -25,7 +25,9 @@ import { writeSwaps } from './fixtures/swaps.ts';
  * `--a . --b . --mode engine --a-env MDS_BENCH_FEEDS=off`.
  *
  * Prints every run, then each side's median and best, and the median of the rounds'
- * B/A ratios (a round's two runs are next to each other in time).
+ * B/A ratios (a round's two runs are next to each other in time); in engine mode the
+ * same per CPU second of the child too (its user + system time over the timed run),
+ * which other tenants of a shared machine move less than wall time.
  */
 
 const { values } = parseArgs({

@@ -1,9 +1,8 @@
-import { connect, type Socket } from 'node:net';
 import {
   deliveredThrough, expectedFrames, marketAddresses, poolsOfConnection, wallMs,
   type ClientCommand, type ClientReport, type ShapeParams,
 } from './fanout-plan.ts';
-import { FrameReader, textFrame, upgradeRequest, type FrameSink } from './fanout-wire.ts';
+import { openConnection, textFrame, type FrameReader, type FrameSink } from './fanout-wire.ts';
 
 /**
  * One client process of the fan-out benchmark (bench/fanout.ts): holds connections
@@ -86,59 +85,26 @@ function fail(message: string): void {
   send({ type: 'error', message });
 }
 
-/**
- * Where every socket of the process reads into (net's `onread`): one buffer, reused,
- * so that taking a chunk allocates nothing and goes through no stream machinery.
- * Safe to share: each read is handed to its callback, which counts it, before the
- * loop reads the next socket; a reader copies the few bytes it keeps (samples, a cut
- * header).
- */
-const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
-
 /** Opens connection j: upgrade, subscribe to its pools, ping, and resolves at the pong. */
 function open(j: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const { request, accept } = upgradeRequest(plan.host, plan.port, '/ws', `Bearer ${plan.key}`);
-    let reader: FrameReader | null = null;
-    let response = '';
     const pools = poolsOfConnection(plan, j).map((p) => addresses[p]!);
-    const onBytes = (n: number, buf: Uint8Array): boolean => {
-      const chunk = Buffer.from(buf.buffer, buf.byteOffset, n);
-      if (reader) {
-        reader.read(chunk, wallMs());
-        return true;
-      }
-      response += chunk.toString('latin1');
-      const end = response.indexOf('\r\n\r\n');
-      if (end < 0) return true;
-      const head = response.slice(0, end);
-      if (!head.startsWith('HTTP/1.1 101') || !head.includes(accept)) {
-        socket.destroy();
-        reject(new Error(`connection ${j}: upgrade refused: ${head.split('\r\n')[0]}`));
-        return false;
-      }
-      reader = new FrameReader(j, socket, sink, shared);
-      readers.push(reader);
-      allowed.set(reader, new Set(pools));
-      ponged.set(reader, () => {
-        ponged.delete(reader!);
-        resolve();
-      });
-      for (const pool of pools) socket.write(textFrame(JSON.stringify({ type: 'subscribe', stream: 'pool_trades', payload: { pool_address: pool } })));
-      socket.write(textFrame('{"type":"ping"}'));
-      const rest = Buffer.from(response.slice(end + 4), 'latin1');
-      if (rest.length) reader.read(rest, wallMs());
-      return true;
-    };
-    const socket: Socket = connect({ host: plan.host, port: plan.port, noDelay: true, onread: { buffer: READ_BUFFER, callback: onBytes } });
-    socket.once('connect', () => socket.write(request));
-    socket.on('error', (err) => {
-      if (!reader) reject(new Error(`connection ${j}: ${err.message}`));
-    });
-    socket.on('close', () => {
-      if (!reader) return reject(new Error(`connection ${j} closed during the upgrade: ${response.slice(0, 120)}`));
-      if (!exiting) closed++;
-    });
+    openConnection({
+      host: plan.host, port: plan.port, key: plan.key, index: j, sink, shared,
+      onOpen(reader) {
+        readers.push(reader);
+        allowed.set(reader, new Set(pools));
+        ponged.set(reader, () => {
+          ponged.delete(reader);
+          resolve();
+        });
+        for (const pool of pools) reader.socket.write(textFrame(JSON.stringify({ type: 'subscribe', stream: 'pool_trades', payload: { pool_address: pool } })));
+        reader.socket.write(textFrame('{"type":"ping"}'));
+      },
+      onClosed() {
+        if (!exiting) closed++;
+      },
+    }).catch(reject);
   });
 }
 

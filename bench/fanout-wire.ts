@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { wallMs } from './fanout-plan.ts';
 
 /**
  * The client end of RFC 6455 as the fan-out benchmark needs it: the upgrade request,
@@ -170,4 +171,66 @@ export class FrameReader {
         return;
     }
   }
+}
+
+/**
+ * Where every socket of a process reads into (net's `onread`): one buffer, reused, so
+ * that taking a chunk allocates nothing and goes through no stream machinery. Safe to
+ * share: each read is handed to its callback, which counts it, before the loop reads
+ * the next socket; a reader copies the few bytes it keeps (samples, a cut header).
+ */
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+
+export interface OpenOptions {
+  host: string;
+  port: number;
+  key: string;
+  /** The connection's number (FrameReader.index). */
+  index: number;
+  sink: FrameSink;
+  shared: { counter: number; sampleEvery: number };
+  /** Upgraded: the caller writes its subscriptions; bytes after the upgrade response are read after it returns. */
+  onOpen(reader: FrameReader): void;
+  /** The open connection closed. */
+  onClosed(): void;
+}
+
+/** Opens one connection to /ws with the key; resolves once upgraded (after `onOpen`), rejects when refused or closed before. */
+export function openConnection(o: OpenOptions): Promise<FrameReader> {
+  return new Promise((resolve, reject) => {
+    const { request, accept } = upgradeRequest(o.host, o.port, '/ws', `Bearer ${o.key}`);
+    let reader: FrameReader | null = null;
+    let response = '';
+    const onBytes = (n: number, buf: Uint8Array): boolean => {
+      const chunk = Buffer.from(buf.buffer, buf.byteOffset, n);
+      if (reader) {
+        reader.read(chunk, wallMs());
+        return true;
+      }
+      response += chunk.toString('latin1');
+      const end = response.indexOf('\r\n\r\n');
+      if (end < 0) return true;
+      const head = response.slice(0, end);
+      if (!head.startsWith('HTTP/1.1 101') || !head.includes(accept)) {
+        socket.destroy();
+        reject(new Error(`connection ${o.index}: upgrade refused: ${head.split('\r\n')[0]}`));
+        return false;
+      }
+      reader = new FrameReader(o.index, socket, o.sink, o.shared);
+      o.onOpen(reader);
+      const rest = Buffer.from(response.slice(end + 4), 'latin1');
+      if (rest.length) reader.read(rest, wallMs());
+      resolve(reader);
+      return true;
+    };
+    const socket: Socket = connect({ host: o.host, port: o.port, noDelay: true, onread: { buffer: READ_BUFFER, callback: onBytes } });
+    socket.once('connect', () => socket.write(request));
+    socket.on('error', (err) => {
+      if (!reader) reject(new Error(`connection ${o.index}: ${err.message}`));
+    });
+    socket.on('close', () => {
+      if (!reader) return reject(new Error(`connection ${o.index} closed during the upgrade: ${response.slice(0, 120)}`));
+      o.onClosed();
+    });
+  });
 }

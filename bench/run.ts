@@ -24,6 +24,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   market: () => import('./market.ts'),
   http: () => import('./http.ts'),
   fanout: () => import('./fanout.ts'),
+  'fanout-topics': () => import('./fanout-topics.ts'),
   pipe: () => import('./pipe.ts'),
   'solana-decode': () => import('./solana-decode.ts'),
 };

@@ -118,9 +118,14 @@ export const configSchema = z
     market: z
       .object({
         sniperSlots: z.number().int().min(0).max(1_000).default(3).describe('holder totals: wallets first holding within this many slots after a curve launch\'s creation slot are snipers (INGEST.md: 3, configurable)'),
+        stockMints: z
+          .array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'not a base58 address of 32 to 44 characters'))
+          .max(10_000)
+          .default([])
+          .describe('tokens the stocks ranking feed lists as tokenized equities beside those a `token` event tags `stock` (DECISIONS.md "Tokenized stocks"), for sources that send no tags'),
       })
       .strict()
-      .default({ sniperSlots: 3 }),
+      .default({ sniperSlots: 3, stockMints: [] }),
     signals: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})

@@ -276,6 +276,7 @@ export class Engine {
           market: this.query.rankings!,
           entries: () => this.query.rankings!,
           sink: () => this.topicSink,
+          stockMints: new Set(options.config.market.stockMints),
         })
       : null;
     this.rankings?.start(this.ticker);

@@ -1,6 +1,7 @@
 import { WINDOWS } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { curveProgress, liquidityQuote, type PoolState } from '../pool/index.ts';
+import { STOCK_TAG, tagsOf, type TokenState } from '../token/index.ts';
 import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
 import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
 
@@ -14,7 +15,9 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * - migrated: `pool.graduated` into a pool (`migrated_at` = the event's `at`);
  * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (a Map set, no
  *   read of its windows per trade); `recompute` re-scores the pools traded within the
- *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS).
+ *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS);
+ * - stocks: also `token` events that carry `tags` (DECISIONS.md "Tokenized stocks"):
+ *   the tokens tagged `stock`, as the token actor merged the tags (the latest by slot).
  * Publishing (`flushLive`, `recompute`) is the engine-clock ticker's (engine/topics/
  * rankings.ts), through the host's `update`, never per ingest batch, so a replay under
  * `--clock event` gives the same batches and seqs. Scores and order are plain state in
@@ -27,6 +30,8 @@ export interface FeedState {
   books: Record<RankingWindow, FeedBook>;
   /** popular: pools traded in the last 24 h, by the time of their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
   traded: Map<string, number>;
+  /** stocks: the tokens whose merged tags hold `stock` (empty in the others); `market.stockMints` adds the configured ones at recompute. */
+  stockTokens: Set<string>;
 }
 
 /** What the feed behaviour needs beyond its events. */
@@ -42,24 +47,44 @@ const NEW_PAIR: readonly FeedName[] = ['new_pair'];
  */
 const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
 const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
+const ON_TAGS: readonly FeedName[] = ['stocks'];
 
-/** The rank input of a pool read from its state and, for windowed feeds, its metrics of `window` at `now`. */
-export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean, read?: ReturnType<PoolState['windows']['read']>): RankInput {
+type Windowed = ReturnType<PoolState['windows']['read']>;
+
+const emptyInput = (): RankInput => ({
+  pool_address: '',
+  created_at: 0,
+  migrated_from_pool_address: null,
+  migrated_at: null,
+  bonding_curve_progress_pct: null,
+  complete: false,
+  stock: false,
+  volume_usd: null,
+  trader_count: 0,
+  trade_count: 0,
+  price_change_pct: null,
+  liquidity_usd: null,
+});
+
+/**
+ * The rank input of a pool read from its state and, for windowed feeds, its metrics of
+ * `window` at `now` (`read`: the pool's windows already read at `now`), written into
+ * `input` (a new object when not given).
+ */
+export function rankInput(s: PoolState, window: RankingWindow | null, now: number, stock: boolean, input: RankInput = emptyInput(), read?: Windowed): RankInput {
   const info = s.info!;
-  const input: RankInput = {
-    pool_address: s.pool_address,
-    created_at: info.created_at,
-    migrated_from_pool_address: info.migrated_from_pool_address,
-    migrated_at: info.migrated_from_pool_address ? info.migrated_at : null,
-    bonding_curve_progress_pct: curveProgress(s),
-    complete: info.replaced_by_pool_address !== null || s.completed_key !== null,
-    stock,
-    volume_usd: null,
-    trader_count: 0,
-    trade_count: 0,
-    price_change_pct: null,
-    liquidity_usd: null,
-  };
+  input.pool_address = s.pool_address;
+  input.created_at = info.created_at;
+  input.migrated_from_pool_address = info.migrated_from_pool_address;
+  input.migrated_at = info.migrated_from_pool_address ? info.migrated_at : null;
+  input.bonding_curve_progress_pct = curveProgress(s);
+  input.complete = info.replaced_by_pool_address !== null || s.completed_key !== null;
+  input.stock = stock;
+  input.volume_usd = null;
+  input.trader_count = 0;
+  input.trade_count = 0;
+  input.price_change_pct = null;
+  input.liquidity_usd = null;
   if (window === null) return input;
   const w = read ?? s.windows.read(now);
   const i = w.t.indexOf(window);
@@ -78,9 +103,12 @@ function newBooks(feed: FeedName, settings: Readonly<FeedSettings>): Record<Rank
   return books;
 }
 
+/** updateAll's input, written over per event: FeedBook.update reads an input and keeps nothing of it, and almost_bonded takes one per trade of a curve over 70 %. */
+const scratch = emptyInput();
+
 /** The live part of a pool's input: enough for new_pair, migrated and almost_bonded, whose scores need no window. */
 function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<RankInput>): void {
-  const input = rankInput(s, null, now, false);
+  const input = rankInput(s, null, now, false, scratch);
   if (patch) Object.assign(input, patch);
   for (const w of RANKING_WINDOWS) state.books[w].update(input, now);
 }
@@ -92,7 +120,7 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
   const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
   return {
     kind: 'feed',
-    takes: ['pool', 'migration', 'pool.trade', 'pool.graduated'],
+    takes: ['token', 'pool', 'migration', 'pool.trade', 'pool.graduated'],
     route(e: ActorEvent) {
       switch (e.type) {
         case 'pool':
@@ -103,6 +131,8 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
           return onTrade;
         case 'pool.graduated':
           return ON_GRADUATED;
+        case 'token':
+          return ON_TAGS;
         default:
           return undefined;
       }
@@ -110,7 +140,7 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
     initial: (key) => {
       const feed = key as FeedName;
       if (!FEED_NAMES.includes(feed)) throw new Error(`feed actor: unknown feed ${key}`);
-      return { feed, books: newBooks(feed, settings), traded: new Map() };
+      return { feed, books: newBooks(feed, settings), traded: new Map(), stockTokens: new Set() };
     },
     apply(state, e, ctx) {
       const now = ctx.clock.now();
@@ -145,6 +175,15 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'popular':
           if (e.type === 'pool.trade') state.traded.set(e.pool_address, now);
           return;
+        case 'stocks':
+          // A token event without `tags` leaves the token's tags as they were.
+          if (e.type === 'token' && e.tags !== undefined) {
+            // The token actor took the event first (hosts' order): its tags are the latest by slot, whatever the arrival order.
+            const token = ctx.read<TokenState>('token', e.token_address);
+            if (token && tagsOf(token).includes(STOCK_TAG)) state.stockTokens.add(e.token_address);
+            else state.stockTokens.delete(e.token_address);
+          }
+          return;
         default:
       }
     },
@@ -152,12 +191,14 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
       feed: state.feed,
       books: Object.fromEntries(RANKING_WINDOWS.map((w) => [w, state.books[w].toData()])),
       traded: [...state.traded],
+      stockTokens: [...state.stockTokens],
     }),
     fromSnapshot(data) {
-      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]> };
+      // stockTokens: absent from snapshots written before token tags.
+      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]>; stockTokens?: string[] };
       const books = {} as Record<RankingWindow, FeedBook>;
       for (const w of RANKING_WINDOWS) books[w] = FeedBook.fromData(d.feed, w, d.books[w], settings);
-      return { feed: d.feed, books, traded: new Map(d.traded) };
+      return { feed: d.feed, books, traded: new Map(d.traded), stockTokens: new Set(d.stockTokens ?? []) };
     },
   };
 }
@@ -200,7 +241,7 @@ export function windowInputs(
   windows: readonly RankingWindow[],
   now: number,
   market: FeedMarket,
-  stockMints: ReadonlySet<string>,
+  isStock: (token: string) => boolean,
 ): Map<RankingWindow, Map<string, RankInput | null>> {
   const out = new Map<RankingWindow, Map<string, RankInput | null>>();
   const since = windows.map((w) => now - WINDOWS[w]);
@@ -215,7 +256,7 @@ export function windowInputs(
     }
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
-    const stock = stockMints.has(info.base_address);
+    const stock = isStock(info.base_address);
     const read = s.windows.read(now);
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i]!;
@@ -223,7 +264,7 @@ export function windowInputs(
         out.get(w)!.set(pool, null);
         continue;
       }
-      const input = rankInput(s, w, now, stock, read);
+      const input = rankInput(s, w, now, stock, emptyInput(), read);
       // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
       input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
       out.get(w)!.set(pool, input);

@@ -2,4 +2,4 @@
 export { type HolderPosition } from './holder-order.ts';
 export { DEFAULT_SNIPER_SLOTS, type Holding } from './holders.ts';
 export { createTokenBehavior, tokenBehavior } from './token.actor.ts';
-export { decimalsOf, heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, supplyOf, tokenName, tokenObject, type TokenState } from './token.logic.ts';
+export { decimalsOf, heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, supplyOf, STOCK_TAG, tagsOf, tokenName, tokenObject, type TokenState } from './token.logic.ts';

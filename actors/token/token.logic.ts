@@ -5,7 +5,7 @@ import { Holders, type HolderContext, type HolderStats } from './holders.ts';
 /** Fields a `token` event carries that merge into the token (INGEST.md: null clears). */
 export const TOKEN_FIELDS = [
   'decimals', 'supply_raw', 'symbol', 'name', 'description', 'image_url', 'socials', 'creator_address', 'launched_at',
-  'mint_authority', 'freeze_authority', 'lp_burned_pct', 'dex_paid', 'mayhem_mode', 'mayhem_ends_at', 'creator_fee_destination',
+  'mint_authority', 'freeze_authority', 'lp_burned_pct', 'dex_paid', 'mayhem_mode', 'mayhem_ends_at', 'creator_fee_destination', 'tags',
 ] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
@@ -170,5 +170,14 @@ export function tokenObject(state: TokenState) {
     mayhem_mode: (f.mayhem_mode as boolean | null | undefined) ?? false,
     mayhem_ends_at: (f.mayhem_ends_at as number | null | undefined) ?? null,
     creator_fee_destination: (f.creator_fee_destination as string | null | undefined) ?? 'creator',
+    tags: tagsOf(state),
   };
 }
+
+/** The token's tags (DECISIONS.md "Tokenized stocks"): the latest `token` event's list, [] when none or cleared. */
+export function tagsOf(state: TokenState): string[] {
+  return (state.fields.tags as string[] | null | undefined) ?? [];
+}
+
+/** The tag that marks a tokenized equity (DECISIONS.md "Tokenized stocks"). */
+export const STOCK_TAG = 'stock';

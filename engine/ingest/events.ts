@@ -32,6 +32,8 @@ export const tokenEvent = z.object({
   mayhem_mode: z.boolean().nullish(),
   mayhem_ends_at: millis.nullish(),
   creator_fee_destination: z.enum(['creator', 'shared', 'cashback', 'holders']).nullish(),
+  /** DECISIONS.md "Tokenized stocks" (INGEST v1 addition): free-form tags; `stock` marks a tokenized equity. The list replaces the token's (null clears it). */
+  tags: z.array(z.string({ error: 'not a string' }).min(1).max(64), { error: 'not an array of strings' }).max(32).nullish(),
   slot: uint,
   at: millis,
 });

@@ -41,8 +41,9 @@ export interface RankingStreamsOptions {
   entries: () => RankingEntries;
   sink: () => TopicSink;
   /**
-   * Tokens the stocks feed lists (DECISIONS.md "Tokenized stocks": `market.stockMints`).
-   * Token `tags` are not in the ingest schema yet, so this set is the stocks feed's only source.
+   * Tokens the stocks feed lists whatever their tags (DECISIONS.md "Tokenized stocks":
+   * `market.stockMints`), beside those a `token` event tagged `stock` (the stocks feed
+   * actor's `stockTokens`).
    */
   stockMints?: ReadonlySet<string>;
 }
@@ -104,8 +105,10 @@ export class RankingStreams {
     // the other, with no event between: the ticker's one pass over what is due).
     let inputs = this.inputsAt === at ? this.inputs.get(window) : undefined;
     if (inputs === undefined) {
+      const tagged = this.options.feeds.get('stocks')?.stockTokens;
+      const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
-      this.inputs = windowInputs(popular.traded, due, at, this.options.market, this.stockMints);
+      this.inputs = windowInputs(popular.traded, due, at, this.options.market, isStock);
       this.inputsAt = at;
       inputs = this.inputs.get(window)!;
     }

@@ -43,6 +43,12 @@ const EXPECT: Record<string, (figures: Record<string, Figure>) => void> = {
     expect(f.decode_from_json_tx_per_s!.baseline?.name).toBe('JSON.parse alone');
     expect(f.decode_tx_per_cpu_s!.value).toBeGreaterThan(0);
   },
+  'fanout-topics': (f) => {
+    // Every subscriber got every snapshot and each was serialized once (else the run throws): the figures say so too.
+    expect(f.rankings_serializations_per_publish!.value).toBe(1);
+    expect(f.rankings_subscribers!.value).toBe(20);
+    expect(f.rankings_publish_to_last_p99_ms!.value).toBeGreaterThanOrEqual(f.rankings_publish_to_first_p50_ms!.value);
+  },
   http: (f) => {
     // Every route mds serves is measured; candles may still be missing from the route table.
     expect(Object.keys(f)).toEqual(expect.arrayContaining(['sol_price_rps', 'pool_rps', 'token_trades_rps']));

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followWindow, holdSnapshot, type HeldWindow, type WindowEvent } from '../../actors/feed/feed.events.ts';
-import { createEngine, type Engine } from '../../engine/system.ts';
+import { createEngine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
-import { base58, rng, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
-import { TestClient, startWsServer, type WsTestServer } from '../helpers/ws.ts';
+import { base58, rng, tempDir, testConfig, WSOL } from '../helpers/fixtures.ts';
+import { startStreamsEngine, type StreamsEngine } from '../helpers/streams-engine.ts';
+import { TestClient, type WsTestServer } from '../helpers/ws.ts';
 
 /**
  * The ranking feeds wired into the engine (issue 23): feed actors fed by the router,
@@ -34,45 +35,34 @@ const swap = (pool: string, at: number, side: 'buy' | 'sell', base: string, quot
 /** Moves the engine clock to `at` (the ticks due before it run first). */
 const clockTo = (at: number) => ({ type: 'quote_price', quote_address: WSOL, price_usd: 100, at });
 
-let dir: TempDir;
-let engine: Engine;
+let served: StreamsEngine;
 let http: EngineServer;
 let ws: WsTestServer;
 let key: string;
-
-async function ingest(...events: unknown[]) {
-  for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
-}
+const ingest = (...events: unknown[]) => served.ingest(...events);
 
 const addresses = (items: Array<{ pool_address: string }>) => items.map((i) => i.pool_address);
 /** What a snapshot and a followed copy must agree on (entries' market values are as of when each was built). */
 const rowsOf = (rows: any[]) => rows.map((e) => ({ pool_address: e.pool_address, score: e.score, entered_at: e.entered_at }));
 
 beforeAll(async () => {
-  dir = tempDir();
-  engine = await createEngine({ config: testConfig(dir.path) });
-  await ingest(clockTo(T0));
-  for (let i = 0; i < MINT.length; i++) {
-    await ingest({ type: 'token', token_address: MINT[i], decimals: 6, supply_raw: '1000000000000000', symbol: `M${i}`, name: `Mint ${i}`, slot: 1, at: T0 });
-  }
-  await ingest(
-    { type: 'pool', pool_address: CURVE1, base_address: MINT[0], quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 100, curve_initial_real_base_raw: String(INITIAL), slot: 2 },
-    { type: 'pool', pool_address: CURVE2, base_address: MINT[1], quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 200, curve_initial_real_base_raw: String(INITIAL), slot: 3 },
-    { type: 'pool', pool_address: AMM1, base_address: MINT[2], quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0 + 300, slot: 4 },
-    { type: 'pool', pool_address: AMM2, base_address: MINT[3], quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0 + 400, slot: 5 },
-    clockTo(T0 + 1_000),
-  );
-  http = await serveEngine(engine, { plan: 'pro' });
-  ws = await startWsServer({ engine });
-  key = (await ws.key('pro')).key;
+  served = await startStreamsEngine(async (ingest) => {
+    await ingest(clockTo(T0));
+    for (let i = 0; i < MINT.length; i++) {
+      await ingest({ type: 'token', token_address: MINT[i], decimals: 6, supply_raw: '1000000000000000', symbol: `M${i}`, name: `Mint ${i}`, slot: 1, at: T0 });
+    }
+    await ingest(
+      { type: 'pool', pool_address: CURVE1, base_address: MINT[0], quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 100, curve_initial_real_base_raw: String(INITIAL), slot: 2 },
+      { type: 'pool', pool_address: CURVE2, base_address: MINT[1], quote_address: WSOL, dex: 'pumpfun', pool_type: 'bonding_curve', created_at: T0 + 200, curve_initial_real_base_raw: String(INITIAL), slot: 3 },
+      { type: 'pool', pool_address: AMM1, base_address: MINT[2], quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0 + 300, slot: 4 },
+      { type: 'pool', pool_address: AMM2, base_address: MINT[3], quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0 + 400, slot: 5 },
+      clockTo(T0 + 1_000),
+    );
+  });
+  ({ http, ws, key } = served);
 });
 
-afterAll(async () => {
-  http?.close();
-  await ws?.close();
-  await engine?.stop();
-  dir?.cleanup();
-});
+afterAll(() => served?.close());
 
 describe('route 16 on a hand-built market', () => {
   it('new_pair: every pool created within the window, newest first, score created_at, entered at the tick', async () => {

@@ -320,8 +320,8 @@ describe('replay in event-clock mode', () => {
     expect(framesB).toEqual(framesA);
     // What the stream sent is what the store holds: as many frames as signals.
     expect(framesA.length).toBe(a.engine.signals!.count());
-    // The ranking feeds had rows to compare (stocks lists nothing without stock mints).
-    for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated']) {
+    // Every ranking feed had rows to compare (stocks: the simulator's xStocks, tagged `stock`).
+    for (const feed of ['new_pair', 'popular', 'top_gainers', 'almost_bonded', 'migrated', 'stocks']) {
       const rows = (await a.text(`/v1/tokens/rankings/${feed}?window=24h&limit=40`)).match(/"rank":/g)?.length ?? 0;
       expect(rows, feed).toBeGreaterThan(0);
     }

@@ -75,6 +75,7 @@ describe('token metadata merge', () => {
     launched_at: T0,
     mayhem_mode: true,
     creator_fee_destination: 'shared',
+    tags: [],
     migrated: false,
   });
 

@@ -192,9 +192,11 @@ export const SCHEMAS: Record<string, Schema> = {
     {
       token_address: ref('Address'), symbol: strQ(), name: strQ(), image_url: strQ(), description: strQ(), socials: { type: 'object', additionalProperties: { type: 'string' } },
       decimals: intQ(), launched_at: intQ(), mayhem_mode: bool(), mayhem_ends_at: intQ(),
-      creator_fee_destination: { type: 'string', enum: ['creator', 'shared', 'cashback', 'holders'] }, migrated: bool(),
+      creator_fee_destination: { type: 'string', enum: ['creator', 'shared', 'cashback', 'holders'] },
+      tags: arr({ type: 'string' }, 'The token\'s tags from its latest `token` event carrying them (INGEST v1 addition, DECISIONS.md "Tokenized stocks"); `stock` marks a tokenized equity. [] when none.'),
+      migrated: bool(),
     },
-    'Token object of SERVICE.md 2.11, with migrated.',
+    'Token object of SERVICE.md 2.11, with migrated and tags.',
   ),
   Pool: obj(
     {
@@ -417,7 +419,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'discovery',
     summary: 'Discovery feed (ranking entries, SERVICE.md 2.11)',
     description: [
-      'feed: new_pair (pools created within the window, newest first; pools a curve graduated into are migrated\'s), popular (volume_usd × sqrt(traders) in the window, above 0), top_gainers (price change % in the window above 0, the USD one else the quote one, among pools with liquidity_usd ≥ 5,000 and ≥ 10 trades in it), almost_bonded (curve progress ≥ 70 % and not complete, every window alike), migrated (graduated within 24 h, newest first, every window alike), stocks (pools of tokens listed as tokenized stocks, by volume_usd in the window; lists nothing until stock mints are configured). Order: score descending, then pool_address ascending. Depth 100 per (feed, window).',
+      'feed: new_pair (pools created within the window, newest first; pools a curve graduated into are migrated\'s), popular (volume_usd × sqrt(traders) in the window, above 0), top_gainers (price change % in the window above 0, the USD one else the quote one, among pools with liquidity_usd ≥ 5,000 and ≥ 10 trades in it), almost_bonded (curve progress ≥ 70 % and not complete, every window alike), migrated (graduated within 24 h, newest first, every window alike), stocks (pools of tokens tagged `stock` by their token event, or listed in the config key market.stockMints, by volume_usd in the window). Order: score descending, then pool_address ascending. Depth 100 per (feed, window).',
       'window: 5m, 1h (default), 6h, 24h. The rows are as of the feed\'s last recompute on the engine clock: every second for new_pair, almost_bonded and migrated; for popular, top_gainers and stocks every 1, 2, 5 and 10 minutes for 5m, 1h, 6h and 24h (SERVICE.md 6.2), so a replay of the same events under --clock event gives the same rows.',
       'Paged by rank (limit 1..100, default 50); the cursor is bound to feed and window, and a recompute between two pages can move a pool across the page boundary.',
     ].join('\n\n'),

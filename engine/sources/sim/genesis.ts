@@ -6,13 +6,22 @@ import { ipfsImageUrl, memeSocials } from './metadata.ts';
 import { ESTABLISHED_HEAT, STOCK_HEAT, type TokenState } from './model.ts';
 import { PERSONA_LABEL, PERSONAS, type Persona } from './personas.ts';
 import { STOCK_MINTS, STOCKS, stockDescription, stockName, stockSymbol } from './stocks.ts';
+import { SLOT_MS } from './options.ts';
 import type { World } from './world.ts';
 
 /**
  * The first slot: the market as a new user finds it, not an empty one. Labels of the
  * wallets that have one, a few established memecoins (one of them quotes
- * token-to-token pools), the tokenized stocks, their pools, and their holders'
- * balances (balance events without a swap: the distribution that already exists).
+ * token-to-token pools), the tokenized stocks, their pools, and their holders.
+ *
+ * Holders get their tokens the way a balance can change without a swap: a transfer
+ * from the token's treasury, which holds the minted supply (its one balance no swap
+ * explains). Wallet accounting enters a transfer in at the token's USD price at its
+ * slot (DECISIONS.md "Wallet accounting"), so each transfer waits until every pool of
+ * the token has traded (the engine has a price), one a slot per token (a wallet has one
+ * balance event per token per slot): over the first ~100 s. Given at genesis, before
+ * any price, they entered at 0 and traders that also bought showed average costs far
+ * below every price they paid (test/sim/balances.test.ts).
  */
 
 interface Established {
@@ -76,7 +85,36 @@ export function genesis(w: World): void {
     for (const pool of token.pools) pool.tradableSlot = w.slot + SEEDED_QUIET_SLOTS;
     w.tokens.push(token);
   }
-  for (const a of allocations) w.credit(a.token, a.wallet, a.amount);
+  // The mint: each treasury holds its token's supply outside the pools, then sends the holders theirs.
+  const minted = new Map<TokenState, number>();
+  for (const a of allocations) minted.set(a.token, (minted.get(a.token) ?? 0) + a.amount);
+  for (const [token, amount] of minted) w.credit(token, token.treasury, amount);
+  const sent = new Map<TokenState, number>();
+  for (const a of allocations) {
+    if (a.wallet === a.token.treasury) continue;
+    const i = sent.get(a.token) ?? 0;
+    sent.set(a.token, i + 1);
+    w.later((SEEDED_QUIET_SLOTS + 1 + i) * SLOT_MS, { kind: 'distribute', token: a.token, wallet: a.wallet, amount: a.amount });
+  }
+}
+
+/**
+ * One genesis holder's tokens, sent by the treasury (a transfer: the treasury's balance
+ * and the holder's in one slot), once every pool of the token has traded; else, or when
+ * either wallet already has a balance event of the token in this slot, a slot later.
+ */
+export function distributeHolding(w: World, token: TokenState, wallet: number, amount: number): void {
+  if (token.dead) return;
+  const treasury = token.treasury;
+  if (!token.pools.every((pool) => pool.traded) || !w.canTouch(token, treasury) || !w.canTouch(token, wallet)) {
+    w.later(SLOT_MS, { kind: 'distribute', token, wallet, amount });
+    return;
+  }
+  // The treasury trades too (a holder like any other): it sends what it still has.
+  const sending = Math.min(amount, w.balanceOf(token, treasury));
+  if (sending <= 0) return;
+  w.debit(token, treasury, sending);
+  w.credit(token, wallet, sending);
 }
 
 function emitLabels(w: World): void {
@@ -190,6 +228,8 @@ function stockToken(w: World, index: number): TokenState {
     mint_authority: issuerAddress,
     freeze_authority: issuerAddress,
     dex_paid: true,
+    // DECISIONS.md "Tokenized stocks": the tag the stocks feed lists.
+    tags: ['stock'],
     slot: w.slot,
     at: w.at,
   });

@@ -77,6 +77,7 @@ export function openPool(
     share: role === 'primary' ? 1 : SECONDARY_SHARE,
     tradableSlot: w.slot + 1,
     active: true,
+    traded: false,
   };
   w.out.push({
     type: 'pool',

@@ -1,5 +1,5 @@
 import type { IngestEvent } from '../../ingest/index.ts';
-import { genesis } from './genesis.ts';
+import { distributeHolding, genesis } from './genesis.ts';
 import { launch, migrate, secondPool, tick } from './lifecycle.ts';
 import type { Action } from './model.ts';
 import { resolveSimOptions, SLOT_MS, type ResolvedSimOptions, type SimOptions } from './options.ts';
@@ -102,6 +102,9 @@ export class Market {
         return;
       case 'callout':
         callout(w, action.token, action.kol, action.buy);
+        return;
+      case 'distribute':
+        distributeHolding(w, action.token, action.wallet, action.amount);
         return;
     }
   }

@@ -87,6 +87,8 @@ export interface PoolState {
   /** Random trades start here (keeps seeded pools' first slots free of fake snipers). */
   tradableSlot: number;
   active: boolean;
+  /** A swap happened in it: the engine has its reserves, so a price for the token (genesis distributions wait for it). */
+  traded: boolean;
 }
 
 /** Deferred work, run at the start of its slot (after launches). */
@@ -97,7 +99,8 @@ export type Action =
   | { kind: 'migrate'; token: TokenState }
   | { kind: 'second_pool'; token: TokenState }
   | { kind: 'metadata'; token: TokenState }
-  | { kind: 'callout'; token: TokenState; kol: number; buy: boolean };
+  | { kind: 'callout'; token: TokenState; kol: number; buy: boolean }
+  | { kind: 'distribute'; token: TokenState; wallet: number; amount: number };
 
 /** Share of launches per fate (the rest are duds). */
 export const FATE_SHARES = { runner: 0.008, graduate: 0.027, mid: 0.17 } as const;

@@ -4,9 +4,9 @@ import { Rng } from './rng.ts';
 /**
  * Tokenized stocks, named as Backed's xStocks are on Solana: the symbol is the ticker
  * plus a lowercase `x` (`TSLAx`), the name the company plus ` xStock`, and the
- * description starts with `Tokenized stock:`. INGEST has no tag field, so this naming
- * is the convention a "stocks" feed detects with `isStockToken`; it holds for real
- * xStocks too. Their mints are the same for every seed (like real mints), 43
+ * description starts with `Tokenized stock:`. Their `token` events carry the tag `stock`
+ * (DECISIONS.md "Tokenized stocks"), which the stocks feed lists; the naming is kept
+ * for `isStockToken`, and holds for real xStocks too. Their mints are the same for every seed (like real mints), 43
  * characters starting `Xs`.
  */
 export interface StockDefinition {

@@ -227,7 +227,8 @@ export function transfer(w: World): void {
   if (tokens.length === 0) return;
   const token = tokens[rng.int(tokens.length)]!;
   const holders = token.holders;
-  if (holders.length === 0) return;
+  // Not before every pool of the token has traded: wallet accounting enters a transfer in at the token's price then (genesis.ts).
+  if (holders.length === 0 || !token.pools.every((pool) => pool.traded)) return;
   const from = holders[rng.int(holders.length)]!;
   const to = rng.chance(0.8) ? w.randomWallet('retail') : w.randomWallet(rng.pick(['whale', 'smart_money', 'bot'] as const));
   if (from === to || !w.canTouch(token, from) || !w.canTouch(token, to)) return;

@@ -175,6 +175,7 @@ export class World {
   /** Emits the swap event of a fill in the current transaction. */
   emitSwap(pool: PoolState, wallet: number, side: 'buy' | 'sell', base: bigint, quote: bigint, eventIndex: number): void {
     const curve = pool.curve;
+    pool.traded = true;
     // A curve prices by its virtual reserves; its real reserves follow (INGEST.md).
     const swap: SwapEvent = {
       type: 'swap',

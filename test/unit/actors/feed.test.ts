@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
+import type { PoolState } from '../../../actors/pool/index.ts';
 import { applyWindowOps, batchEvents, followWindow, holdSnapshot, snapshotEvent, type WindowEvent } from '../../../actors/feed/feed.events.ts';
 import { FeedBook, longestIncreasing, type RankRow } from '../../../actors/feed/feed.logic.ts';
 import { membershipMachine, membershipStep } from '../../../actors/feed/feed.machine.ts';
