@@ -41,7 +41,7 @@ const poolObject = object({
 const tokenObject = object({
   token_address: str, symbol: nstr, name: nstr, image_url: nstr, description: nstr,
   socials: { type: 'object', additionalProperties: str },
-  decimals: nnum, launched_at: nnum, mayhem_mode: bool, mayhem_ends_at: nnum, creator_fee_destination: nstr, migrated: bool,
+  decimals: nnum, launched_at: nnum, mayhem_mode: bool, mayhem_ends_at: nnum, creator_fee_destination: nstr, tags: { type: 'array', items: str }, migrated: bool,
 });
 
 const snapshot = object({

@@ -89,7 +89,8 @@ describe.skipIf(missing !== null)('web terminal in Chromium', () => {
       if (line === '') continue;
       const e = JSON.parse(line);
       if (e.type === 'swap') swapsByPool.set(e.pool_address, e);
-      if (typeof e.slot === 'number') lastEvent = e;
+      // The latest slot (and its time): the simulator's token distributions may follow later slots' events in the file.
+      if (typeof e.slot === 'number' && !(e.slot < lastEvent.slot)) lastEvent = e;
     }
     service = await startService(engine);
     base = `http://127.0.0.1:${service.port}`;

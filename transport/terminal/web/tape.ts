@@ -5,9 +5,9 @@ import { amount, clock, h, price, short, usd } from './dom.ts';
 /**
  * The live trades tape of a token (`token_trades`, every pool of the token): the last 50
  * over HTTP, then the stream (the SDK makes up what a reconnect missed, each trade once).
- * Trades are queued as they come and written once per animation frame, newest first, in
- * one fragment, and the table is cut to `ROWS_MAX`: a busy pool costs one DOM write a
- * frame, however many trades it brought, and the tab never falls behind.
+ * Trades are queued as they come and written once per animation frame, merged newest
+ * first with the rows shown, and the table is cut to `ROWS_MAX`: a busy pool costs one DOM
+ * write a frame, however many trades it brought, and the tab never falls behind.
  */
 
 const ROWS_MAX = 100;
@@ -23,15 +23,25 @@ export function mountTape(t: Terminal, token: string): HTMLElement {
   let count = 0;
   t.debug.tapeIds = () => [...body.querySelectorAll('tr')].map((r) => r.getAttribute('data-trade-id'));
 
+  // The rows shown, newest first, and their elements: a batch may hold trades older than
+  // some shown (a reconnect's catch-up over HTTP), so it is merged in order, never just
+  // prepended, and what falls past ROWS_MAX goes.
+  let shown: Trade[] = [];
+  const rows = new Map<string, HTMLElement>();
+  const newestFirst = (a: Trade, b: Trade) => b.created_at - a.created_at || b.slot - a.slot || b.tx_index - a.tx_index || b.event_index - a.event_index;
+
   const flush = () => {
     frame = 0;
     const batch = queue;
     queue = [];
-    batch.sort((a, b) => b.created_at - a.created_at || b.slot - a.slot || b.tx_index - a.tx_index || b.event_index - a.event_index);
-    const fragment = document.createDocumentFragment();
-    for (const trade of batch) fragment.append(row(trade));
-    body.prepend(fragment);
-    while (body.childElementCount > ROWS_MAX) body.lastElementChild!.remove();
+    const next = shown.concat(batch).sort(newestFirst).slice(0, ROWS_MAX);
+    const kept = new Set<string>();
+    for (const trade of next) kept.add(trade.trade_id);
+    for (const trade of shown) if (!kept.has(trade.trade_id)) rows.delete(trade.trade_id);
+    for (const trade of batch) if (kept.has(trade.trade_id)) rows.set(trade.trade_id, row(trade));
+    // One DOM write a frame: the rows in order (elements of rows already shown are moved, not rebuilt).
+    body.replaceChildren(...next.map((trade) => rows.get(trade.trade_id)!));
+    shown = next;
     count += batch.length;
     element.setAttribute('data-trades', String(count));
   };
