@@ -16,6 +16,8 @@ export interface TopicCase {
   roundField: string;
   /** Whether a JSON.stringify argument is one of this stream's events: each such call is a serialization. */
   isEvent(value: unknown): boolean;
+  /** Serializations for what a subscriber gets on subscribing, in all (rankings: the snapshot, made once; markers: the stored recent marks, none). */
+  subscribeSerializations: number;
   /** Events declaring the market, before any subscriber: the frame the subscribers get first reflects them. */
   setup(pools: number): unknown[];
   /** Events after which the engine publishes round `round` (from 1) on the topic, once. */
@@ -52,6 +54,7 @@ export const rankingsCase: TopicCase = {
   payload: { feed: 'popular', window: '5m' },
   topic: topics.rankings('popular', '5m'),
   roundField: 'updated_at',
+  subscribeSerializations: 1,
   isEvent: (v) => typeof v === 'object' && v !== null && (v as { event?: unknown }).event === 'snapshot' && (v as { feed?: unknown }).feed === 'popular' && (v as { window?: unknown }).window === '5m',
   setup(pools) {
     const { pools: addresses, mints } = marketAddresses(pools);
@@ -66,4 +69,30 @@ export const rankingsCase: TopicCase = {
     return [...out, ...trades(0, pools, T0 + 1_000), clockTo(T0 + MINUTE)];
   },
   round: (round, pools) => [...trades(round, pools, T0 + round * MINUTE + 1_000), clockTo(T0 + (round + 1) * MINUTE)],
+};
+
+/**
+ * `markers` of one token: a round is a social post naming it, a callout `mark` (engine/
+ * topics/markers.ts) serialized once and published on `markers:<token>`; `at` (the
+ * post's time) names it. The setup's callout is what a subscriber gets on subscribing
+ * (the token's recent marks, stored as they went out: no serialization then).
+ */
+const MARKED = marketAddresses(1);
+const callout = (round: number) => ({
+  type: 'social_post', post_id: `fanout-${round}`, platform: 'x', author: 'fanout', text: `round ${round}`, token_addresses: [MARKED.mints[0]], at: T0 + round * 1_000,
+});
+export const markersCase: TopicCase = {
+  stream: 'markers',
+  payload: { token_address: MARKED.mints[0] },
+  topic: topics.markers(MARKED.mints[0]!),
+  roundField: 'at',
+  subscribeSerializations: 0,
+  isEvent: (v) => typeof v === 'object' && v !== null && (v as { event?: unknown }).event === 'mark' && (v as { type?: unknown }).type === 'callout',
+  setup: () => [
+    clockTo(T0),
+    { type: 'token', token_address: MARKED.mints[0], decimals: 6, supply_raw: '1000000000000000', symbol: 'MRK', name: 'Marked', slot: 10, at: T0 },
+    { type: 'pool', pool_address: MARKED.pools[0], base_address: MARKED.mints[0], quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0, slot: 10 },
+    callout(0),
+  ],
+  round: (round) => [callout(round)],
 };
