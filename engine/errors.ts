@@ -53,5 +53,3 @@ export const unauthenticated = () =>
   new EngineError(4010, 'no API key: send Authorization: Bearer <API_KEY>');
 export const invalidApiKey = () => new EngineError(4013, 'API key is invalid or revoked');
 export const unavailable = (why: string) => new EngineError(5030, why);
-/** A route or stream that SERVICE.md names and this version does not build; `what`: `GET /v1/wallets`, `stream markers`. */
-export const notBuilt = (what: string) => new EngineError(5010, `${what} is not built in this version of mds`);

@@ -93,7 +93,6 @@ function operation(route: Route, doc: RouteDoc): Record<string, unknown> {
   const ok = doc.raw
     ? { description: 'The document itself, outside the envelope.', content: { [doc.raw.contentType]: { schema: doc.raw.schema ?? { type: 'string' } } } }
     : { description: 'Success envelope.', ...(headers ? { headers } : {}), content: { 'application/json': { schema: envelope(doc.data ?? {}, doc.paged === true) } } };
-  if (route.notBuilt) return notBuiltOperation(route, doc, failure);
   const responses: Record<string, unknown> = { '200': ok, '400': failure('4000 BAD_REQUEST: a parameter failed validation or is unknown; message names it.') };
   if (route.auth) responses['401'] = { description: '4010 UNAUTHENTICATED (no key) or 4013 INVALID_API_KEY.', content: { 'application/json': { schema: ref('Failure') } } };
   if (route.minPlan) responses['403'] = failure(`4033 PLAN_REQUIRED: needs the ${route.minPlan} plan or above.`);
@@ -113,23 +112,6 @@ function operation(route: Route, doc: RouteDoc): Record<string, unknown> {
       ...Object.entries(route.query.shape).map(([name, field]) => parameter(route.pattern, name, 'query', field as z.ZodType)),
     ],
     responses,
-  };
-}
-
-/** A route of SERVICE.md not built yet: what it answers today, and only that. */
-function notBuiltOperation(route: Route, doc: RouteDoc, failure: (description: string, extra?: string[]) => unknown): Record<string, unknown> {
-  return {
-    operationId: operationId(route.pattern),
-    tags: [doc.tag],
-    summary: `${doc.summary} (not built yet)`,
-    description: 'Named by SERVICE.md, not built in this version of mds: answers 501/5010 NOT_IMPLEMENTED on every plan, whatever the parameters (after the key check and the rate limits, like every /v1 route).',
-    security: [{ bearer: [] }],
-    parameters: route.paramNames.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    responses: {
-      '401': { description: '4010 UNAUTHENTICATED (no key) or 4013 INVALID_API_KEY.', content: { 'application/json': { schema: ref('Failure') } } },
-      '429': failure('4290 RATE_LIMITED, 4291 QUOTA_EXCEEDED or 4292 TOO_MANY_IN_FLIGHT.', ['Retry-After']),
-      '501': failure('5010 NOT_IMPLEMENTED: the route is not built in this version of mds.'),
-    },
   };
 }
 

@@ -98,8 +98,6 @@ export interface Route {
   readonly minPlan: PlanName | undefined;
   readonly handler: RouteHandler<any, any>;
   readonly version?: (ctx: RouteContext<any, any>) => string | null;
-  /** A route of SERVICE.md not built yet: answers 501/5010 whatever its parameters (routes.ts, notBuiltRoute). */
-  readonly notBuilt?: true;
 }
 
 /**

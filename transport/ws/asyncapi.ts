@@ -1,7 +1,7 @@
 import { CANDLE_MODES, INTERVAL_NAMES } from '../../engine/model/index.ts';
 import { z } from 'zod';
 import { DEFAULT_PLANS } from '../../engine/config.ts';
-import { CLOSE, NOT_BUILT_STREAMS, PRO_STREAMS, payloadSchemas, type LiveStream } from './protocol.ts';
+import { CLOSE, PRO_STREAMS, payloadSchemas, type LiveStream } from './protocol.ts';
 
 /**
  * The AsyncAPI 3.1 description of /ws (SERVICE.md 9: "AsyncAPI 3.1 for the WebSocket,
@@ -278,7 +278,7 @@ const DESCRIPTION = `Live market data over one multiplexed JSON WebSocket (SERVI
 Choices where the specification is open:
 - Authentication: \`Authorization: Bearer <key>\` at the upgrade, or a first frame \`{"type":"auth","key":"..."}\` within 5 s (answered \`{"type":"auth","status":"ok"}\`; no reply is sent for the header). Frames that arrive before authentication completes (before or after the auth frame) are held and applied in order once it does, never rejected; at most 64 KiB of them. A later auth frame with the same account's key is answered ok again. Without a key, the web terminal's session cookie (\`mds_session\`, set by a one-time link of \`mds terminal-url\`) authenticates the upgrade with the key the session is bound to, from mds's own origin only: an upgrade carrying it with another \`Origin\` (or a \`Sec-Fetch-Site\` other than same-origin) is refused with HTTP 403, and an expired or revoked session is closed 4401.
 - Close codes: ${CLOSE.invalidKey} invalid or revoked key (also when a key is revoked while connected), ${CLOSE.planRequired} plan in force is Free (also when the grace period ends), ${CLOSE.authTimeout} no auth frame within 5 s, ${CLOSE.limit} connection limit of the plan or the monthly message allowance past 110 %, ${CLOSE.badFrame} a frame over 16 KiB, not JSON, or not a JSON object, ${CLOSE.slowConsumer} slow consumer, ${CLOSE.goingAway} server shutting down, ${CLOSE.internal} internal error. A frame over 256 KiB (16 times the limit) or a text frame that is not UTF-8 is cut by the WebSocket layer without a close frame (1006).
-- Error frames: \`{"type":"error","code":5010,"error":"NOT_IMPLEMENTED","message":"stream token_signals is not built in this version of mds","stream":"token_signals"}\` for a stream SERVICE.md names that a version does not build (none in this one: ${[...NOT_BUILT_STREAMS].join(', ') || 'every stream is built'}), on every plan, and nothing is subscribed; \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter (nothing is subscribed); \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
+- Error frames: \`{"type":"error","code":4033,"error":"PLAN_REQUIRED",...}\` for a Pro-only stream (${[...PRO_STREAMS].join(', ')}) on Starter (nothing is subscribed); \`{"type":"error","code":4290,"error":"RATE_LIMITED","message":"...","stream":"..."}\` when a subscription would pass the plan's watched items (the subscription is not made) or a connection's 10,000 subscriptions. Unknown streams (including the old name \`trades\`), invalid payloads, unknown frame types and unsubscribes of nothing are ignored without an error frame.
 - Subscriptions: a subscription is its stream and payload after defaults (pool_metrics addresses as a set; resume fields not included); subscribing twice is one subscription, and unsubscribe takes the same payload. Watched items are the pools, tokens and wallets named (chart_lines: its pool and each distinct wallet; each stream's count is in its channel's description), counted once per account across its connections and subscriptions (defaults: Starter ${DEFAULT_PLANS.starter.watched_items}, Pro ${DEFAULT_PLANS.pro.watched_items}, Scale ${DEFAULT_PLANS.scale.watched_items}).
 - Message allowance: every event frame delivered counts, per connection that gets it; control frames (auth, pong, errors) do not. Past 110 % of 20 × the monthly request quota, the account's connections close with 4429 and new ones are refused.
 - Candle resume: with resume_after_seq (or resume_after_time when there is no seq), one candles event with every candle changed since is sent right after subscribing (a graduated pool's candles continue those of the curve it graduated from, as on the candles route, so a resume by time from before the graduation gets the curve's candles too) (the server keeps at least 10 minutes of changes; older than that, the candles since resume_after_time, or the latest candles), then live events continue from the next seq. A seq counts every change of the series, watched or not, so a resume with the current seq gets an empty candles list and nothing else does; a seq the series has not reached counts as too old. After a restart of the server (or a rebuild of the pool's state) every seq moves on by one or more gaps of 2^20 (more each time the same saved state is loaded again): a seq from before is never handed out again for other candles, and resuming with it sends the candles since resume_after_time.
@@ -323,8 +323,8 @@ const errorFrame = {
     required: ['type', 'code', 'error', 'message', 'stream'],
     properties: {
       type: { const: 'error' },
-      code: { type: 'integer', enum: [4033, 4290, 5010] },
-      error: { type: 'string', enum: ['PLAN_REQUIRED', 'RATE_LIMITED', 'NOT_IMPLEMENTED'] },
+      code: { type: 'integer', enum: [4033, 4290] },
+      error: { type: 'string', enum: ['PLAN_REQUIRED', 'RATE_LIMITED'] },
       message: { type: 'string' },
       stream: { type: 'string' },
     },
@@ -397,7 +397,4 @@ export const asyncapiDocument = {
     { code: CLOSE.goingAway, meaning: 'Server shutting down' },
     { code: CLOSE.internal, meaning: 'Internal error handling a frame' },
   ],
-  'x-streams-not-served': {
-    streams: `${[...NOT_BUILT_STREAMS].join(', ')}: a subscribe gets error frame 5010 NOT_IMPLEMENTED on every plan; nothing is subscribed.`,
-  },
 } as const;

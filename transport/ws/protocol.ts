@@ -33,13 +33,6 @@ export const CLOSE = {
 /** Streams that need Pro or Scale (DECISIONS.md "Plans"). */
 export const PRO_STREAMS: ReadonlySet<string> = new Set(['markers', 'chart_lines', 'token_signals', 'social_posts', 'wallet_activity', 'wallet_signals']);
 
-/**
- * Streams of SERVICE.md not built in this version: a subscribe gets an error frame
- * 5010 NOT_IMPLEMENTED naming the stream, on every plan (a Starter key is not told to
- * upgrade for something no plan gets), and nothing is subscribed.
- */
-export const NOT_BUILT_STREAMS: ReadonlySet<string> = new Set<string>();
-
 export const isProPlan = (plan: PlanName): boolean => plan === 'pro' || plan === 'scale';
 
 
@@ -264,7 +257,7 @@ export const AUTH_OK_FRAME = '{"type":"auth","status":"ok"}';
 export const PONG_FRAME = '{"type":"pong"}';
 
 /** The error frame of DECISIONS.md: `{type:"error", code, error, message, stream}`. */
-export function errorFrame(code: 4033 | 4290 | 5010, message: string, stream: string): string {
+export function errorFrame(code: 4033 | 4290, message: string, stream: string): string {
   return JSON.stringify({ type: 'error', code, error: ERROR_CODES[code].error, message, stream });
 }
 

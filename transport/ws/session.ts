@@ -4,7 +4,6 @@ import type { WebSocket } from 'uWebSockets.js';
 import { initialConnection, stateOf, step, type ConnectionEvent, type ConnectionSnapshot } from '../../actors/connection/index.ts';
 import type { AccountLimits } from '../../engine/plans/index.ts';
 import type { Config } from '../../engine/config.ts';
-import { notBuilt } from '../../engine/errors.ts';
 import type { Account, KeyStore } from '../../engine/plans/index.ts';
 import type { Logger } from '../../engine/log.ts';
 import type { Metrics } from '../../engine/metrics.ts';
@@ -14,7 +13,7 @@ import type { AccountEntry } from './allowance.ts';
 import type { Hub, HubConnection } from './hub.ts';
 import type { Outbox } from './writer.ts';
 import type { ChartLinesParams, FeedName, RankingWindow } from '../../engine/topics/index.ts';
-import { AUTH_OK_FRAME, CLOSE, NOT_BUILT_STREAMS, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
+import { AUTH_OK_FRAME, CLOSE, PONG_FRAME, PRO_STREAMS, SEND_DROPPED, errorFrame, isProPlan, parseSubscription, type CandlesPayload, type Subscription } from './protocol.ts';
 
 /** The candle resume read of the engine (engine/query CandlesQuery.candleResume). */
 export interface CandleResumeSource {
@@ -277,12 +276,8 @@ export class Connection implements HubConnection {
   private named(frame: Record<string, unknown>, subscribing: boolean): Subscription | null {
     const { stream, payload } = frame;
     if (typeof stream !== 'string' || !isObject(payload)) return null;
-    if (NOT_BUILT_STREAMS.has(stream)) {
-      if (subscribing) this.sendControl(errorFrame(5010, notBuilt(`stream ${stream}`).message, stream));
-      return null;
-    }
     if (PRO_STREAMS.has(stream) && !isProPlan(this.ctx.limits.planOf(this.account!.account).plan)) {
-      // A built Pro-only stream (out of NOT_BUILT_STREAMS): other plans hear why they get nothing.
+      // A Pro-only stream: other plans hear why they get nothing.
       if (subscribing) this.sendControl(errorFrame(4033, `stream ${stream} needs the pro or scale plan`, stream));
       return null;
     }
