@@ -257,7 +257,8 @@ export function windowInputs(
     const info = s.info!;
     const q = market.quoteUsd(info.quote_address);
     const stock = isStock(info.base_address);
-    const read = s.windows.read(now);
+    // Only the windows due: each is a scan of the pool's trade log or a ring.
+    const read = s.windows.read(now, windows);
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i]!;
       if (at <= since[i]!) {

@@ -317,12 +317,20 @@ export class PoolWindows {
     if (this.logLength > this.logTradesMax * L) this.enterRings();
   }
 
-  /** The windows as of `now` (or of the newest trade, if later). Does not change state. */
-  read(now: number): Windowed {
+  /**
+   * The windows as of `now` (or of the newest trade, if later), or only those of `only`
+   * (in the order of WINDOW_NAMES; a ranking feed's recompute needs one or two of the
+   * five, and each window is a scan of the log or a ring). Does not change state.
+   */
+  read(now: number, only?: readonly WindowName[]): Windowed {
     const at = now > this.maxAt ? now : this.maxAt;
-    const out: Windowed = { t: NAMES.slice(), pp: [], v: [], vb: [], vs: [], tc: [], bc: [], sc: [], m: [], bm: [], sm: [] };
-    if (this.log) this.readLog(at, this.log, this.logLength, out);
-    else for (let r = 0; r < RINGS; r++) this.readRing(r, Math.floor(at / RES[r]!) - N, out);
+    const t = only === undefined ? NAMES.slice() : NAMES.filter((name) => only.includes(name));
+    const out: Windowed = { t, pp: [], v: [], vb: [], vs: [], tc: [], bc: [], sc: [], m: [], bm: [], sm: [] };
+    for (let r = 0; r < RINGS; r++) {
+      if (only !== undefined && !only.includes(NAMES[r]!)) continue;
+      if (this.log) this.readLog(r, at, this.log, this.logLength, out);
+      else this.readRing(r, Math.floor(at / RES[r]!) - N, out);
+    }
     return out;
   }
 
@@ -417,10 +425,10 @@ export class PoolWindows {
     this.pruneWallets((low + 1) * RES_24H);
   }
 
-  /** Log mode: each window by one scan of the trades and one of the wallets' last times. */
-  private readLog(at: number, log: Float64Array, length: number, out: Windowed): void {
+  /** Log mode: window r by one scan of the trades and one of the wallets' last times. */
+  private readLog(r: number, at: number, log: Float64Array, length: number, out: Windowed): void {
     const { lastBuy, lastSell } = this;
-    for (let r = 0; r < RINGS; r++) {
+    {
       const res = RES[r]!;
       const start = Math.floor(at / res) - N;
       acc.fill(0);

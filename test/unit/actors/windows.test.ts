@@ -297,6 +297,23 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     }
   });
 
+  it('reads only the windows asked for, each the same as in the full read', () => {
+    const picks = [['5m'], ['1h', '24h'], ['24h', '1m'], []] as const;
+    for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
+      const w = new PoolWindows(options);
+      for (const t of tape) w.add(t);
+      for (const now of nows.slice(2)) {
+        const full = w.read(now);
+        for (const only of picks) {
+          const part = w.read(now, only);
+          // In WINDOW_NAMES order whatever the order asked, each entry that of the full read.
+          expect(part.t).toEqual(full.t.filter((name) => (only as readonly string[]).includes(name)));
+          part.t.forEach((name, i) => expect(at(part, i)).toEqual(at(full, full.t.indexOf(name))));
+        }
+      }
+    }
+  });
+
   it('round-trips a snapshot through JSON and msgpack and goes on identically', () => {
     for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
       const original = new PoolWindows(options);
