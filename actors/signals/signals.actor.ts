@@ -3,7 +3,7 @@ import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/super
 import { activeLabels, type WalletLabelsState } from '../labels/index.ts';
 import { curveGain5m, curveProgress, type PoolState } from '../pool/index.ts';
 import { supplyOf, type TokenState } from '../token/index.ts';
-import { SignalTradeView, longestCooldownMs, type SignalThresholds } from './signals.rules.ts';
+import { SignalTradeView, labeledBuyMinUsd, longestCooldownMs, type SignalThresholds } from './signals.rules.ts';
 import { TokenSignals, type TokenSignalsData, type TradeContext } from './token-signals.logic.ts';
 
 /**
@@ -72,8 +72,9 @@ function view(e: PoolTradeEvent, token: string, ctx: ActorContext): boolean {
 }
 
 /** What the trade's signals read besides it: labels, the creator and supply (sells), the pool's curve after the trade. */
-function context(state: TokenSignalsState, e: PoolTradeEvent, ctx: ActorContext, t: Readonly<SignalThresholds>): TradeContext {
-  CONTEXT.labels = labelsOf(ctx, VIEW.wallet_address);
+function context(state: TokenSignalsState, e: PoolTradeEvent, ctx: ActorContext, t: Readonly<SignalThresholds>, labelsFromUsd: number): TradeContext {
+  // Labels matter only to buys of at least the smallest labeled threshold: no read for the others.
+  CONTEXT.labels = VIEW.side === 'buy' && VIEW.amount_usd !== null && VIEW.amount_usd >= labelsFromUsd ? labelsOf(ctx, VIEW.wallet_address) : NO_LABELS;
   if (VIEW.side === 'sell') {
     const token = ctx.read<TokenState>('token', state.token) as TokenState | undefined;
     const creator = token?.fields.creator_address;
@@ -119,6 +120,7 @@ function graduated(state: TokenSignalsState, e: PoolGraduatedEvent, ctx: ActorCo
 /** The token-signals behaviour over these thresholds (config `signals.<kind>.<name>` resolved: resolveSignalThresholds). */
 export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds>): ActorBehavior<TokenSignalsState> {
   const keepMs = longestCooldownMs(thresholds);
+  const labelsFromUsd = labeledBuyMinUsd(thresholds);
   return {
     kind: 'token-signals',
     takes: ['pool.trade', 'pool.graduated'],
@@ -131,7 +133,7 @@ export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds
       OUT.length = 0;
       if (e.type === 'pool.trade') {
         if (!view(e, state.token, ctx)) return;
-        state.signals.onTrade(VIEW, context(state, e, ctx, thresholds), OUT);
+        state.signals.onTrade(VIEW, context(state, e, ctx, thresholds, labelsFromUsd), OUT);
         if (state.signals.cooldownCount > PRUNE_PAST) state.signals.prune(VIEW.at, keepMs);
       } else if (e.type === 'pool.graduated') graduated(state, e, ctx);
       if (OUT.length > 0) emitAll(ctx);

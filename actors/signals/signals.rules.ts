@@ -153,6 +153,14 @@ export const SIGNAL_DEFAULTS: Readonly<SignalThresholds> = {
   first_buy: { labels: ['smart_money', 'kol', 'whale'], minUsd: 50, fullUsd: 5_000, cooldownMs: 24 * HOUR },
 };
 
+/**
+ * The smallest USD amount of a buy whose wallet labels a token kind reads (smart_money_buy,
+ * kol_buy, whale_buy's labeled minimum, cluster_buy): smaller buys and sells fire nothing
+ * that depends on labels, so their labels are not read.
+ */
+export const labeledBuyMinUsd = (t: SignalThresholds): number =>
+  Math.min(t.smart_money_buy.minUsd, t.kol_buy.minUsd, Math.min(t.whale_buy.labeledMinUsd, t.whale_buy.minUsd), t.cluster_buy.minBuyUsd);
+
 /** The longest cooldown of a table: how long a cooldown entry must be kept. */
 export const longestCooldownMs = (t: SignalThresholds): number => Math.max(...Object.values(t).map((k: { cooldownMs: number }) => k.cooldownMs));
 

@@ -42,9 +42,11 @@ export function walletTradeSignals(state: WalletState, e: PoolTradeEvent, ctx: A
 
 function side(state: WalletState, token: string, buy: boolean, tokens: number, priceUsd: number | null, mcapUsd: number | null, ctx: ActorContext, t: Readonly<SignalThresholds>, out: Signal[]): void {
   const usd = VIEW.amount_usd!;
+  // Most trades fire nothing: the USD threshold first, before the position lookup.
+  if (buy ? usd < t.first_buy.minUsd : usd < t.big_win.minProfitUsd) return;
   const p = state.positions.get(token);
   if (buy) {
-    if ((p !== undefined && p.buys > 0) || usd < t.first_buy.minUsd) return;
+    if (p !== undefined && p.buys > 0) return;
     CONTEXT.buy_count_before = 0;
     CONTEXT.realized_pnl_usd = null;
     CONTEXT.cost_usd = null;
@@ -62,7 +64,7 @@ function side(state: WalletState, token: string, buy: boolean, tokens: number, p
     CONTEXT.entry_market_cap_usd = p.entryMcapUsd ?? null;
   }
   CONTEXT.labels = labelsOf(ctx, state.wallet_address);
-  if (buy && !CONTEXT.labels.some((l) => t.first_buy.labels.includes(l))) return;
+  if (buy && !anyOf(CONTEXT.labels, t.first_buy.labels)) return;
   VIEW.token_address = token;
   VIEW.side = buy ? 'buy' : 'sell';
   VIEW.token_amount = tokens;
@@ -71,4 +73,10 @@ function side(state: WalletState, token: string, buy: boolean, tokens: number, p
   state.signals ??= new WalletSignals(state.wallet_address, t);
   state.signals.onTrade(VIEW, CONTEXT, out);
   if (state.signals.cooldownCount > PRUNE_PAST) state.signals.prune(VIEW.at, longestCooldownMs(t));
+}
+
+/** Whether `labels` holds one of `wanted` (no closure per trade). */
+function anyOf(labels: readonly string[], wanted: readonly string[]): boolean {
+  for (let i = 0; i < labels.length; i++) if (wanted.includes(labels[i]!)) return true;
+  return false;
 }

@@ -64,6 +64,25 @@ describe('volume_spike', () => {
     expect(s!.signal_id).toMatch(/^volume_spike:TokenMint1+:tx\d+:0$/);
   });
 
+  it('goes on identically from a snapshot taken mid-window, in the sparse form and in the older dense one', () => {
+    const steps = market(11, 1_000);
+    const whole = run(new TokenSignals(TOKEN), steps);
+    const half = 24; // inside the burst: the ring holds the baseline's buckets and part of the burst
+    const first = new TokenSignals(TOKEN);
+    run(first, steps.slice(0, half));
+    const data = first.toData();
+    // Only the non-zero buckets are written (20 minutes of 30 s buckets: 20 of them, plus the burst's).
+    expect(data.volume).toBeUndefined();
+    expect(data.volumeSparse!.length / 2).toBeLessThanOrEqual(23);
+    const ring = new Float64Array(data.volumeLength!);
+    for (let i = 0; i < data.volumeSparse!.length; i += 2) ring[data.volumeSparse![i]!] = data.volumeSparse![i + 1]!;
+    const dense = { ...data, volumeSparse: undefined, volumeLength: undefined, volume: new Uint8Array(ring.buffer) };
+    for (const d of [data, dense]) {
+      const again = TokenSignals.fromData(TOKEN, structuredClone(d));
+      expect([...run(new TokenSignals(TOKEN), steps.slice(0, half)), ...run(again, steps.slice(half))]).toEqual(whole);
+    }
+  });
+
   it('does not fire under 5,000 USD, under 3x the baseline, nor on a young token', () => {
     expect(only(run(new TokenSignals(TOKEN), market(11, 400)), 'volume_spike')).toEqual([]);
     // 1,000 USD a minute for 20 minutes, then 6,000 in a minute: 2.4x a baseline of 5,000 per 5 minutes.
