@@ -1,4 +1,4 @@
-import { dedup, merge, windowed, type TradesRepo } from '../../storage/index.ts';
+import { merge, windowed, type TradesRepo } from '../../storage/index.ts';
 import type { StoredTrade, TradeSpan } from '../../engine/model/index.ts';
 import type { PoolState } from './pool.logic.ts';
 
@@ -14,7 +14,11 @@ export function* poolTrades(repo: TradesRepo | null, pool: string, state: PoolSt
   const streams: Array<Iterator<StoredTrade>> = [];
   if (repo) streams.push(repo.read(pool, w));
   if (state) streams.push(memoryTrades(state, w));
-  yield* dedup(merge(streams, w.order === 'asc', self), self);
+  // One source never lists a position twice (blocks do not overlap; a log holds a trade
+  // once), so duplicates are only across sources: a batch that committed while still
+  // listed as writing.
+  if (streams.length === 1) yield* { [Symbol.iterator]: () => streams[0]! };
+  else yield* merge(streams, w.order === 'asc', self, true);
 }
 
 /** A pool's trades in memory only (the unsaved log, and the batch being written), in the window's order. */

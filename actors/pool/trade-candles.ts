@@ -40,7 +40,7 @@ function mergeStored(d: Float64Array, t: StoredTrade): void {
 /** The candle of `interval` starting at `startAt`, from the trades; undefined when none falls in it. */
 export function foldCandle(trades: TradeSource, interval: CandleInterval, startAt: number): StoredCandle | undefined {
   const length = CANDLE_INTERVALS[interval];
-  const it = trades({ order: 'asc', minAt: startAt, maxAt: startAt + length - 1 });
+  const it = trades({ order: 'asc', minAt: startAt, maxAt: startAt + length - 1, numbersOnly: true });
   let d: Float64Array | null = null;
   for (let next = it.next(); !next.done; next = it.next()) {
     d ??= newBucket(intervalIndex(interval), startAt);
@@ -64,7 +64,7 @@ export function foldCandles(trades: TradeSource, interval: CandleInterval, from:
   // Trades of buckets starting in [from, to] (times are whole ms).
   const minAt = Math.ceil(from / length) * length;
   const maxAt = Math.floor(to / length) * length + length - 1;
-  const it = trades({ order: 'desc', minAt, maxAt });
+  const it = trades({ order: 'desc', minAt, maxAt, numbersOnly: true });
   const buckets: Float64Array[] = [];
   let d: Float64Array | null = null;
   for (let next = it.next(); !next.done; next = it.next()) {
