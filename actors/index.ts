@@ -16,6 +16,7 @@ export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, t
 export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, tokenUsdOf, type UsdReader } from './pool/index.ts';
 export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './pool/index.ts';
 export { countCandleChanges, takeCandleChanges, type CandleTaking } from './pool/index.ts';
+export { memoryTrades, poolTrades } from './pool/index.ts';
 export { decimalsOf, heldByHolders, holderStats, metadataRecord, notHolders, rawSupplyOf, supplyOf, tokenName, tokenObject } from './token/index.ts';
 export type { HolderPosition } from './token/index.ts';
 export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/index.ts';

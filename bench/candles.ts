@@ -1,8 +1,11 @@
 import { CandleRows, type CandleInterval, type StoredCandle } from '../engine/model/index.ts';
 import { PoolCandles, type ClosedCandleStore } from '../actors/pool/candles.ts';
 import type { PoolTrade } from '../actors/pool/trade.ts';
-import { median, peakRssMiB, type Benchmark } from './harness.ts';
+import { median, peakRssMiB, type Benchmark, type Figure } from './harness.ts';
 import { Rng } from '../engine/sources/sim/rng.ts';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { ROUTE_CASES, routeTimes, type RouteTimes } from './candles-route.ts';
 
 /**
  * Question: what does PoolCandles.add cost per trade (7 intervals × 4 tracks + 2
@@ -16,6 +19,13 @@ import { Rng } from '../engine/sources/sim/rng.ts';
  * per second of event time (timed apart), after 30 s of warm-up to a steady state. The
  * drain goes into one reused CandleRows, as the engine's (actors/pool/closed-candles.ts)
  * reuses each pool's buffer: no array per pool per drain.
+ *
+ * Then the candles route's read of 300 candles of 1s (bench/candles-route.ts), folded
+ * from the stored trades since issue 25, beside 300 of 1m (a stored series) in the
+ * same run, and with `--other TREE` (a source tree of an older commit with its
+ * node_modules, e.g. 6dc95a3, whose 1s candles were a stored series) the same reads
+ * there, alternated. `node --import tsx bench/candles.ts [--smoke] [--part add|route]
+ * [--other TREE] [--rounds 200] [--hours 5.5]`.
  */
 
 const T0 = 1_767_225_600_000;
@@ -138,33 +148,82 @@ class Market {
   }
 }
 
+/** Prints one tree's route timings; the cases of `base` (another tree's), if given, as ratios. */
+function describeRoute(name: string, t: RouteTimes, log: (line: string) => void, base?: RouteTimes): void {
+  const parts = ROUTE_CASES.map(({ interval, limit }) => {
+    const k = `${interval}x${limit}`;
+    const c = t.cases[k]!;
+    const ratio = base ? ` (${(c.p50Us / base.cases[k]!.p50Us).toFixed(2)}x)` : '';
+    return `${interval} x ${limit}: ${c.candles} candles p50 ${c.p50Us.toFixed(0)} µs${ratio} mean ${c.meanUs.toFixed(0)} µs`;
+  });
+  log(`route read, ${name} (${t.swaps.toLocaleString('en-US')} swaps): ${parts.join('; ')}`);
+}
+
+async function measureRoute(smoke: boolean, log: (line: string) => void, opts: { other?: string; rounds?: number; hours?: number } = {}): Promise<Record<string, Figure>> {
+  const here = fileURLToPath(new URL('..', import.meta.url));
+  const run = { hours: opts.hours ?? (smoke ? 0.2 : 5.5), rounds: opts.rounds ?? (smoke ? 3 : 200) };
+  const mine = await routeTimes(here, run);
+  describeRoute('this tree', mine, log);
+  const oneSecond = mine.cases['1sx300']!;
+  const figures: Record<string, Figure> = {
+    route_1s_300_us: { value: Math.round(oneSecond.p50Us), unit: 'µs' },
+    route_1s_300_over_1m_300: { value: Number((oneSecond.p50Us / mine.cases['1mx300']!.p50Us).toFixed(2)), unit: 'x' },
+  };
+  if (opts.other) {
+    const other = await routeTimes(opts.other, run);
+    describeRoute(`other tree ${opts.other}`, other, log);
+    const again = await routeTimes(here, run);
+    describeRoute('this tree again, as ratios to the other', again, log, other);
+    for (const c of ROUTE_CASES) {
+      const k = `${c.interval}x${c.limit}`;
+      if (other.cases[k]!.hash !== mine.cases[k]!.hash) log(`  ${k}: the trees' candles differ (hash ${mine.cases[k]!.hash} against ${other.cases[k]!.hash})`);
+    }
+    figures.route_1s_300_over_other = { value: Number((((oneSecond.p50Us + again.cases['1sx300']!.p50Us) / 2) / other.cases['1sx300']!.p50Us).toFixed(2)), unit: 'x' };
+  }
+  return figures;
+}
+
 const benchmark: Benchmark = {
   name: 'candles',
-  question: 'How many ns does PoolCandles.add cost per trade (7 intervals, 4 tracks, 2 volumes) across 10,000 pools?',
+  question: 'How many ns does PoolCandles.add cost per trade (7 intervals, 4 tracks, 2 volumes) across 10,000 pools, and the candles route 300 candles of 1s folded from the trades?',
   async run({ smoke, log }) {
-    const total = smoke ? 20_000 : 1_000_000;
-    const pools = smoke ? 100 : 10_000;
-    const repeats = smoke ? 1 : 5;
-    const market = new Market(pools);
-    // Warm-up, 30 s of event time: the JIT settles and the pools reach their steady
-    // state (buckets closing 10 s behind, drained buckets reused).
-    market.run(smoke ? 20_000 : 30 * TRADES_PER_SECOND);
-    const runs: Window[] = [];
-    for (let r = 0; r < repeats; r++) runs.push(market.run(total));
-    const ns = runs.map((r) => r.nsPerAdd);
-    const cpu = runs.map((r) => r.cpuNsPerAdd);
-    const value = median(ns);
-    const drainNs = median(runs.map((r) => r.nsPerPoolDrain));
-    const n = (x: number) => x.toFixed(0);
-    log(`${total.toLocaleString('en-US')} trades over ${pools.toLocaleString('en-US')} pools, ${repeats} runs: ${n(value)} ns/add wall (min ${n(Math.min(...ns))}, max ${n(Math.max(...ns))}); CPU ${n(median(cpu))} ns/add (min ${n(Math.min(...cpu))})`);
-    log(`takeChanged + drainClosedInto: ${n(drainNs)} ns per pool per second; ${runs[0]!.drained.toLocaleString('en-US')} candles closed per run; peak RSS ${peakRssMiB().toFixed(0)} MiB; result hash ${n(market.checksum)}`);
-    return {
-      ns_per_add: { value: Math.round(value), unit: 'ns', min: Math.round(Math.min(...ns)), max: Math.round(Math.max(...ns)) },
-      cpu_ns_per_add: { value: Math.round(median(cpu)), unit: 'ns', min: Math.round(Math.min(...cpu)), max: Math.round(Math.max(...cpu)) },
-      ns_per_pool_drain: { value: Math.round(drainNs), unit: 'ns' },
-      peak_rss: { value: Math.round(peakRssMiB()), unit: 'MiB' },
-    };
+    return { ...(await measureAdd(smoke, log)), ...(await measureRoute(smoke, log)) };
   },
 };
 
+async function measureAdd(smoke: boolean, log: (line: string) => void): Promise<Record<string, Figure>> {
+  const total = smoke ? 20_000 : 1_000_000;
+  const pools = smoke ? 100 : 10_000;
+  const repeats = smoke ? 1 : 5;
+  const market = new Market(pools);
+  // Warm-up, 30 s of event time: the JIT settles and the pools reach their steady
+  // state (buckets closing 10 s behind, drained buckets reused).
+  market.run(smoke ? 20_000 : 30 * TRADES_PER_SECOND);
+  const runs: Window[] = [];
+  for (let r = 0; r < repeats; r++) runs.push(market.run(total));
+  const ns = runs.map((r) => r.nsPerAdd);
+  const cpu = runs.map((r) => r.cpuNsPerAdd);
+  const value = median(ns);
+  const drainNs = median(runs.map((r) => r.nsPerPoolDrain));
+  const n = (x: number) => x.toFixed(0);
+  log(`${total.toLocaleString('en-US')} trades over ${pools.toLocaleString('en-US')} pools, ${repeats} runs: ${n(value)} ns/add wall (min ${n(Math.min(...ns))}, max ${n(Math.max(...ns))}); CPU ${n(median(cpu))} ns/add (min ${n(Math.min(...cpu))})`);
+  log(`takeChanged + drainClosedInto: ${n(drainNs)} ns per pool per second; ${runs[0]!.drained.toLocaleString('en-US')} candles closed per run; peak RSS ${peakRssMiB().toFixed(0)} MiB; result hash ${n(market.checksum)}`);
+  return {
+    ns_per_add: { value: Math.round(value), unit: 'ns', min: Math.round(Math.min(...ns)), max: Math.round(Math.max(...ns)) },
+    cpu_ns_per_add: { value: Math.round(median(cpu)), unit: 'ns', min: Math.round(Math.min(...cpu)), max: Math.round(Math.max(...cpu)) },
+    ns_per_pool_drain: { value: Math.round(drainNs), unit: 'ns' },
+    peak_rss: { value: Math.round(peakRssMiB()), unit: 'MiB' },
+  };
+}
+
 export default benchmark;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, part: { type: 'string' }, other: { type: 'string' }, rounds: { type: 'string' }, hours: { type: 'string' } } });
+  const smoke = values.smoke!;
+  if (values.part !== 'route') await measureAdd(smoke, console.log);
+  if (values.part !== 'add') {
+    await measureRoute(smoke, console.log, { other: values.other, rounds: values.rounds ? Number(values.rounds) : undefined, hours: values.hours ? Number(values.hours) : undefined });
+  }
+  process.exit(0);
+}

@@ -108,13 +108,11 @@ export const configSchema = z
       .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX }),
     retention: z
       .object({
-        tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history)'),
-        candles1sDays: z.number().positive().default(3).describe('1s candles older than this are deleted'),
-        candles15sDays: z.number().positive().default(14).describe('15s candles older than this are deleted; longer intervals are kept'),
+        tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history), and with them the 1s and 15s candles, which are folded from the trades; longer candle intervals are kept'),
         everyMs: z.number().int().min(1_000).default(3_600_000).describe('how often retention runs (wall time)'),
       })
       .strict()
-      .default({ tradesDays: 30, candles1sDays: 3, candles15sDays: 14, everyMs: 3_600_000 }),
+      .default({ tradesDays: 30, everyMs: 3_600_000 }),
     market: z
       .object({
         sniperSlots: z.number().int().min(0).max(1_000).default(3).describe('holder totals: wallets first holding within this many slots after a curve launch\'s creation slot are snipers (INGEST.md: 3, configurable)'),

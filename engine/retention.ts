@@ -3,6 +3,7 @@ import type { CandlesRepo } from '../storage/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { TradesRepo } from '../storage/index.ts';
 import { pruneWalletIndex } from '../storage/index.ts';
+import { FOLDED_INTERVALS } from './model/index.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 
@@ -20,8 +21,10 @@ export interface RetentionResult {
 
 /**
  * Retention (ARCHITECTURE.md, "Storage"): trades older than `tradesDays` (30 by
- * default: SERVICE.md's history), labeled trades (route 21) as old, 1s and 15s candles older than their own limits;
- * longer candle intervals are kept. Ages are measured on the engine clock, so a
+ * default: SERVICE.md's history), labeled trades (route 21) as old; 1s and 15s candles
+ * are folded from the trades (actors/pool/trade-candles.ts), so they go with them;
+ * longer candle intervals are kept. Stored 1s and 15s segments, which data directories
+ * written before the folding hold and nothing reads, are deleted. Ages are measured on the engine clock, so a
  * replay in event time prunes as of the events' time. A pass walks every pool with a
  * snapshot in slices of POOLS_PER_TURN, yielding between slices, then the wallet order
  * of trades (by wallet first: read whole, in slices too); deletes are async puts that
@@ -37,8 +40,7 @@ export async function pruneOnce(
   const run = async (pools: string[]) => {
     for (const pool of pools) {
       result.tradeBlocks += deps.trades.prune(pool, now - retention.tradesDays * DAY);
-      result.candles += deps.candles.prune(pool, '1s', now - retention.candles1sDays * DAY);
-      result.candles += deps.candles.prune(pool, '15s', now - retention.candles15sDays * DAY);
+      for (const interval of FOLDED_INTERVALS) result.candles += deps.candles.prune(pool, interval, Number.MAX_SAFE_INTEGER);
     }
     result.pools += pools.length;
     await new Promise((resolve) => setImmediate(resolve));

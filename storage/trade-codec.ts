@@ -17,7 +17,8 @@ export interface TradeRows {
   atOf(i: number): number;
   /** compareKey(trade i, key). */
   compareAt(i: number, key: ArrayLike<unknown>): number;
-  decode(i: number): StoredTrade;
+  /** `numbersOnly`: strings (wallet, tx hash) as null (TradeSpan.numbersOnly). */
+  decode(i: number, numbersOnly?: boolean): StoredTrade;
 }
 
 /**
@@ -45,7 +46,7 @@ export function* windowed(rows: TradeRows, w: TradeSpan): Generator<StoredTrade,
     }
     for (let i = lo; i < n; i++) {
       if (rows.atOf(i) > maxAt) return true;
-      yield rows.decode(i);
+      yield rows.decode(i, w.numbersOnly);
     }
   } else {
     // One past the last trade at or before maxAt and before `after`.
@@ -60,7 +61,7 @@ export function* windowed(rows: TradeRows, w: TradeSpan): Generator<StoredTrade,
     }
     for (let i = lo - 1; i >= 0; i--) {
       if (rows.atOf(i) < minAt) return true;
-      yield rows.decode(i);
+      yield rows.decode(i, w.numbersOnly);
     }
   }
   return false;
@@ -82,8 +83,12 @@ export function* dedup<T>(items: Iterable<T>, keyOf: (item: T) => ArrayLike<unkn
   }
 }
 
-/** Merges streams sorted by position (each in the given order, `keyOf` giving the position) into one. */
-export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => ArrayLike<unknown>): Generator<T> {
+/**
+ * Merges streams sorted by position (each in the given order, `keyOf` giving the
+ * position) into one. `unique`: an item at the same position as another stream's head
+ * is dropped (each stream lists a position once), as `dedup` would after the merge.
+ */
+export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => ArrayLike<unknown>, unique = false): Generator<T> {
   const heads = streams.map((s) => s.next());
   for (;;) {
     let best = -1;
@@ -93,22 +98,36 @@ export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (ite
       if (best < 0) best = i;
       else {
         const c = compareKey(keyOf(h.value), keyOf((heads[best] as IteratorYieldResult<T>).value));
-        if (asc ? c < 0 : c > 0) best = i;
+        if (c === 0 && unique) {
+          heads[i] = streams[i]!.next();
+          i--;
+        } else if (asc ? c < 0 : c > 0) best = i;
       }
     }
     if (best < 0) return;
+    let live = 0;
+    for (const h of heads) if (!h.done) live++;
+    if (live === 1) {
+      // The last stream left goes on as it comes, nothing to compare (most of a long
+      // read: a pool's trades in memory are its last seconds).
+      const s = streams[best]!;
+      for (let h = heads[best]!; !h.done; h = s.next()) yield h.value;
+      return;
+    }
     yield (heads[best] as IteratorYieldResult<T>).value;
     heads[best] = streams[best]!.next();
   }
 }
 
-export function decodeTrade(b: Buffer, pos: number, end: number): StoredTrade {
+/** `numbersOnly`: strings (the wallet, the tx hash) are left undecoded, as null. */
+export function decodeTrade(b: Buffer, pos: number, end: number, numbersOnly = false): StoredTrade {
   if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
   pos++;
   const t = new Array(12) as unknown[];
   for (let k = 0; k < 12; k++) {
     const next = skipValue(b, pos);
-    t[k] = readValueAt(b, pos, next);
+    const h = b[pos]!;
+    t[k] = numbersOnly && ((h >= 0xa0 && h < 0xc0) || (h >= 0xd9 && h <= 0xdb)) ? null : readValueAt(b, pos, next);
     pos = next;
   }
   if (pos !== end) throw new Error(`trade log: a trade ends at ${pos}, not ${end}`);
@@ -210,8 +229,8 @@ export class TradeBlock implements TradeRows {
     return 0;
   }
 
-  decode(i: number): StoredTrade {
-    return decodeTrade(this.bytes, this.offsets[i]!, this.offsets[i + 1]!);
+  decode(i: number, numbersOnly = false): StoredTrade {
+    return decodeTrade(this.bytes, this.offsets[i]!, this.offsets[i + 1]!, numbersOnly);
   }
 
   /**

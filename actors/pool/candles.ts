@@ -44,6 +44,15 @@ export interface ClosedCandleStore {
   /** Candles with fromStartAt <= start_at <= toStartAt: the newest `limit` of them, oldest first. */
   read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[];
   get(interval: CandleInterval, startAt: number): StoredCandle | undefined;
+  /**
+   * Intervals (a bit per index) whose closed candles the store derives itself, from the
+   * pool's trades (trade-candles.ts): PoolCandles drops their buckets as they close
+   * (nothing pending, nothing drained) and reads them back from the store, which must
+   * then hold every trade `add` took (the pool puts a trade in its log before `add`; a
+   * candle is read at the next taking at the earliest). A late trade for such a closed
+   * bucket marks it changed without keeping it. None when absent.
+   */
+  readonly folded?: number;
 }
 
 export interface SeriesOptions {
@@ -78,6 +87,9 @@ const WIDTH = STRIDE;
 const EVENT_INDEX_SPAN = SUB_SPAN;
 
 const CHANGE_KEY_SPAN = 2 ** 44;
+
+/** Where `add` merges a late trade of a folded interval's closed bucket, only to mark it changed (locateClosed); any pool's. */
+const LATE_FOLDED = new Float64Array(WIDTH);
 
 /**
  * How far a series' seq moves on when its pool is restored from a stale snapshot. Seqs
@@ -123,11 +135,19 @@ export class PoolCandles {
   private readonly seq: number[] = Array.from({ length: COUNT }, () => 0);
   /** Changed since the last takeChanged: interval index, start, interval index, start, ... */
   private changed: number[] = [];
+  /** ClosedCandleStore.folded. */
+  private readonly folded: number;
 
   /** `firstSeq`: where every series' seq starts (SEQ_STALE_GAP for a pool that may have existed before). */
   constructor(private readonly store: ClosedCandleStore, firstSeq = 0) {
     for (let iv = 0; iv < COUNT; iv++) resetBucket(this.current, iv * WIDTH, iv, Infinity);
     if (firstSeq !== 0) this.seq.fill(firstSeq);
+    this.folded = store.folded ?? 0;
+  }
+
+  /** A bucket closes: to `rows` (pending, or a drain's output), or nowhere for a folded interval (the store derives it). */
+  private close(rows: CandleRows, iv: number, d: Float64Array, o: number): void {
+    if ((this.folded & (1 << iv)) === 0) rows.push(d, o);
   }
 
   /**
@@ -179,11 +199,11 @@ export class PoolCandles {
         if (end <= this.newestAt - CANDLE_LATENESS_MS) {
           // Already past the lateness allowance: closed now, with the live ones before it.
           for (const d of older) {
-            this.pending.push(d, 0);
+            this.close(this.pending, iv, d, 0);
             releaseBucket(d);
           }
           older.length = 0;
-          this.pending.push(current, o);
+          this.close(this.pending, iv, current, o);
           this.closedBefore[iv] = end;
         } else {
           older.push(copyBucket(current, o));
@@ -204,8 +224,17 @@ export class PoolCandles {
     return d;
   }
 
-  /** The late path: a closed bucket, from pending, else reloaded from the store, else new. */
+  /**
+   * The late path: a closed bucket, from pending, else reloaded from the store, else
+   * new. For a folded interval a bucket of its own, changed and then forgotten: the
+   * store's candle has the trade (ClosedCandleStore.folded).
+   */
   private locateClosed(iv: number, start: number): Float64Array {
+    if ((this.folded & (1 << iv)) !== 0) {
+      resetBucket(LATE_FOLDED, 0, iv, start);
+      this.located = 0;
+      return LATE_FOLDED;
+    }
     const rows = this.pendingRow(iv, start);
     if (rows !== null) return rows.data;
     const reopened = this.reopened;
@@ -233,7 +262,7 @@ export class PoolCandles {
 
   private closeOldest(iv: number): void {
     const d = this.older[iv]!.shift()!;
-    this.pending.push(d, 0);
+    this.close(this.pending, iv, d, 0);
     releaseBucket(d);
     this.closedBefore[iv] = d[START_AT]! + LENGTHS[iv]!;
   }
@@ -265,14 +294,14 @@ export class PoolCandles {
       const older = this.older[iv]!;
       let n = 0;
       while (n < older.length && older[n]![START_AT]! < closedBefore) {
-        out.push(older[n]!, 0);
+        this.close(out, iv, older[n]!, 0);
         releaseBucket(older[n++]!);
       }
       if (n > 0) older.splice(0, n);
       const o = iv * WIDTH;
       const start = this.current[o + START_AT]!;
       if (start !== Infinity && start < closedBefore) {
-        out.push(this.current, o);
+        this.close(out, iv, this.current, o);
         resetBucket(this.current, o, iv, Infinity);
       }
     }
@@ -464,8 +493,11 @@ export class PoolCandles {
       c.current.set(d, o);
     }
     // Whether a pending candle was handed out before is not kept: replace, to be safe.
+    // A folded interval's (in a snapshot written before it was folded) is the store's.
     for (const stored of s.pending) {
-      storedInto(stored, intervalIndex(stored[0]), d, 0);
+      const iv = intervalIndex(stored[0]);
+      if ((c.folded & (1 << iv)) !== 0) continue;
+      storedInto(stored, iv, d, 0);
       c.reopened.push(d, 0);
     }
     releaseBucket(d);

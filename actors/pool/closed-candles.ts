@@ -2,6 +2,7 @@ import { WRITE_AT } from '../../engine/bounds.ts';
 import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/index.ts';
 import type { ClosedCandleStore, PoolCandles } from './candles.ts';
+import { FOLDED_MASK, foldCandle, foldCandles, type TradeSource } from './trade-candles.ts';
 
 /**
  * A pool's closed candles on their way to LMDB, and the ClosedCandleStore its
@@ -13,6 +14,9 @@ import type { ClosedCandleStore, PoolCandles } from './candles.ts';
  * closes a 1s and a 15s candle at nearly every trade; writing each as it closes would
  * cost several LMDB puts per trade. While a write is not committed its candles stay
  * readable here (LMDB does not show an uncommitted put).
+ *
+ * Given the pool's trades, it stores no 1s and 15s candles: it folds them from the
+ * trades when read (trade-candles.ts), and PoolCandles drops them at close (`folded`).
  */
 
 /** Room a buffer makes at once: a write's worth and some, for drains while one is in flight. */
@@ -40,14 +44,15 @@ export function encodeRows(rows: CandleRows): Uint8Array {
   return new Uint8Array(out.buffer);
 }
 
-/** encodeRows' bytes (or the CandleRow array snapshots held before) as CandleRows. */
-export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined): CandleRows {
+/** encodeRows' bytes (or the CandleRow array snapshots held before) as CandleRows, without the rows of `skipped` intervals (a bit per index). */
+export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined, skipped = 0): CandleRows {
   if (!bytes) return new CandleRows(BUFFER_ROWS);
-  if (Array.isArray(bytes)) return CandleRows.fromRows(bytes);
+  if (Array.isArray(bytes)) return CandleRows.fromRows(bytes.filter((row) => (skipped & (1 << row[0]!)) === 0));
   const data = new Float64Array(new Uint8Array(bytes).buffer);
   const rows = new CandleRows(Math.max(BUFFER_ROWS, data.length / ROW_WIDTH));
   const scratch = new Float64Array(STRIDE);
   for (let o = 0; o + ROW_WIDTH <= data.length; o += ROW_WIDTH) {
+    if ((skipped & (1 << data[o + 1]!)) !== 0) continue;
     const row = Array.from(data.subarray(o + 1, o + 1 + data[o]!));
     storedInto(row, row[0]!, scratch, 0);
     rows.push(scratch, 0);
@@ -74,26 +79,35 @@ export class PoolClosedCandles implements ClosedCandleStore {
   private inFlight = false;
   /** Newest stored start per interval, so that a write need not read it back (candles.repo.ts). */
   private readonly tails: SegmentTails = new Float64Array(INTERVAL_NAMES.length).fill(NaN);
+  /** The intervals folded from `trades` (FOLDED_MASK), none without them. */
+  readonly folded: number;
 
+  /** `trades`: the pool's trades, which its 1s and 15s candles are folded from; without them every interval is stored. */
   constructor(
     private readonly pool: string,
     private readonly repo: CandlesRepo | null,
     buffer: CandleRows | null = new CandleRows(BUFFER_ROWS),
+    private readonly trades: TradeSource | null = null,
   ) {
     this.rows = buffer;
+    this.folded = trades ? FOLDED_MASK : 0;
   }
 
   /** The closed candles of a pool's snapshot (encodeRows' bytes, or the rows older snapshots held), decoded when first used. */
-  static fromSnapshot(pool: string, repo: CandlesRepo | null, encoded: Uint8Array | CandleRow[] | undefined): PoolClosedCandles {
-    const closed = new PoolClosedCandles(pool, repo, null);
+  static fromSnapshot(pool: string, repo: CandlesRepo | null, encoded: Uint8Array | CandleRow[] | undefined, trades: TradeSource | null = null): PoolClosedCandles {
+    const closed = new PoolClosedCandles(pool, repo, null, trades);
     closed.encoded = encoded;
     return closed;
   }
 
-  /** Closed, not yet written, in drain order (a candle appears once: a later drain replaces it). */
+  /**
+   * Closed, not yet written, in drain order (a candle appears once: a later drain
+   * replaces it). Folded intervals' rows that a snapshot written before they were
+   * folded holds are left out: the trades give them.
+   */
   get buffer(): CandleRows {
     if (this.rows === null) {
-      this.rows = decodeRows(this.encoded);
+      this.rows = decodeRows(this.encoded, this.folded);
       this.encoded = undefined;
     }
     return this.rows;
@@ -135,9 +149,10 @@ export class PoolClosedCandles implements ClosedCandleStore {
     this.repo.write(this.pool, batch, this.tails).then(settle, settle);
   }
 
-  /** Memory first (newest first: the buffer, then the write in flight), then LMDB. */
+  /** Memory first (newest first: the buffer, then the write in flight), then LMDB; a folded interval's from the trades. */
   get(interval: CandleInterval, startAt: number): StoredCandle | undefined {
     const iv = intervalIndex(interval);
+    if ((this.folded & (1 << iv)) !== 0) return foldCandle(this.trades!, interval, startAt);
     const i = this.buffer.find(iv, startAt);
     if (i >= 0) return this.buffer.stored(i);
     if (this.inFlight) {
@@ -148,6 +163,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
   }
 
   read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[] {
+    if ((this.folded & (1 << intervalIndex(interval))) !== 0) return foldCandles(this.trades!, interval, fromStartAt, toStartAt, limit);
     const stored = this.repo ? this.repo.read(this.pool, interval, fromStartAt, toStartAt, limit) : [];
     const memory: StoredCandle[] = [];
     const iv = intervalIndex(interval);

@@ -11,7 +11,7 @@ import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
-import { applyMigrationToPool, applyPool, applySwap, initialPool, type PoolState, type PricingInputs } from './pool.logic.ts';
+import { applyMigrationToPool, applyPool, applySwap, initialPool, tradeSourceOf, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
 import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
@@ -161,7 +161,7 @@ interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' 
   /** The TradeLog's bytes; an array of trades in snapshots written before it existed. */
   unsaved: Uint8Array | StoredTrade[];
   candles: unknown;
-  /** The closed-candle buffer, encodeRows'd. */
+  /** The closed-candle buffer, encodeRows'd (no 1s or 15s candles: closed-candles.ts). */
   closed: Uint8Array;
   windows: unknown;
   distinct: ReturnType<DistinctWallets["toSnapshot"]>;
@@ -193,7 +193,7 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
           return undefined;
       }
     },
-    initial: (key, staleGaps) => initialPool(key, candles, staleGaps),
+    initial: (key, staleGaps) => initialPool(key, candles, staleGaps, trades),
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {
@@ -267,8 +267,8 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
     },
     fromSnapshot(data, staleGaps = 0): PoolState {
       const s = data as PoolSnapshot;
-      const closed = PoolClosedCandles.fromSnapshot(s.pool_address, candles, s.closed);
-      return {
+      const closed = PoolClosedCandles.fromSnapshot(s.pool_address, candles, s.closed, tradeSourceOf(s.pool_address, trades, () => state));
+      const state: PoolState = {
         ...s,
         unsaved: TradeLog.fromSnapshot(s.unsaved),
         closed,
@@ -281,6 +281,7 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
         drained: s.drained ?? [],
         completed_key: s.completed_key ?? null,
       };
+      return state;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { MigrationEvent, PoolEvent, SwapEvent } from '../../engine/ingest/index.ts';
 import { KNOWN_MINTS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
-import type { CandlesRepo } from '../../storage/index.ts';
+import type { CandlesRepo, TradesRepo } from '../../storage/index.ts';
 import { PoolCandles, SEQ_STALE_GAP } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
@@ -8,6 +8,8 @@ import { DistinctWallets } from './distinct.ts';
 import type { PoolTrade } from './trade.ts';
 import { TradeLog } from './trade-log.ts';
 import { PoolWindows } from './windows.ts';
+import { poolTrades } from './pool-trades.ts';
+import type { TradeSource } from './trade-candles.ts';
 
 /** What the pool actor knows of its pool from its `pool` event and migrations. */
 export interface PoolInfo {
@@ -85,7 +87,7 @@ export interface PoolState {
   writing: TradeLog | null;
   /** The latest trade position already in the trades store. */
   persisted_up_to: TradeKey | null;
-  /** Candles of every interval; closed ones go to `closed` and from there to LMDB. */
+  /** Candles of every interval; closed ones go to `closed` and from there to LMDB, but 1s and 15s ones, which `closed` folds from the trades. */
   candles: PoolCandles;
   closed: PoolClosedCandles;
   /** Rolling 1m-24h windows (SERVICE.md 2.5). */
@@ -105,11 +107,23 @@ export interface PoolState {
 }
 
 
-/** A new pool; without a repo its closed candles stay in memory (tests). */
-/** `staleGaps`: the pool may have existed before (ActorBehavior.initial): its candle seqs start that many SEQ_STALE_GAPs on. */
-export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null, staleGaps = 0): PoolState {
-  const closed = new PoolClosedCandles(pool_address, candlesRepo);
-  return {
+/**
+ * The pool's trades for the candles it folds from them (trade-candles.ts): the trades
+ * store's and those in `state` as it is when read (`unsaved` and `writing` are replaced
+ * at checkpoints).
+ */
+export function tradeSourceOf(pool_address: string, tradesRepo: TradesRepo | null, state: () => PoolState): TradeSource {
+  return (w) => poolTrades(tradesRepo, pool_address, state(), w);
+}
+
+/**
+ * A new pool; without a candles repo its closed candles stay in memory, without a
+ * trades repo its trades (tests). `staleGaps`: the pool may have existed before
+ * (ActorBehavior.initial): its candle seqs start that many SEQ_STALE_GAPs on.
+ */
+export function initialPool(pool_address: string, candlesRepo: CandlesRepo | null = null, staleGaps = 0, tradesRepo: TradesRepo | null = null): PoolState {
+  const closed = new PoolClosedCandles(pool_address, candlesRepo, undefined, tradeSourceOf(pool_address, tradesRepo, () => state));
+  const state: PoolState = {
     pool_address,
     info: null,
     waiting: [],
@@ -137,6 +151,7 @@ export function initialPool(pool_address: string, candlesRepo: CandlesRepo | nul
     drained: [],
     completed_key: null,
   };
+  return state;
 }
 
 export function applyPool(state: PoolState, e: PoolEvent, decimalsOfBase: number | null): void {

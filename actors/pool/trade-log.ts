@@ -122,12 +122,13 @@ export class TradeLog implements EncodedTrades {
     return this.pages[i >> PAGE_BITS]![STRIDE * (i & PAGE_MASK)]!;
   }
 
-  decode(i: number): StoredTrade {
+  /** `numbersOnly`: the wallet and tx hash as null (TradeSpan.numbersOnly). */
+  decode(i: number, numbersOnly = false): StoredTrade {
     this.check(i);
     const k = this.pages[i >> PAGE_BITS]!;
     const j = STRIDE * (i & PAGE_MASK);
     const offset = k[j + 5]!;
-    return decodeTrade(this.chunks[k[j + 4]!]!, offset, offset + k[j + 6]!);
+    return decodeTrade(this.chunks[k[j + 4]!]!, offset, offset + k[j + 6]!, numbersOnly);
   }
 
   /** Byte length of the encodings of trades [from, to). */

@@ -15,6 +15,13 @@ export const INTERVAL_NAMES = Object.keys(CANDLE_INTERVALS) as [CandleInterval, 
 export const INTERVAL_LENGTHS: readonly number[] = INTERVAL_NAMES.map((name) => CANDLE_INTERVALS[name]);
 export const INTERVAL_COUNT = INTERVAL_NAMES.length;
 
+/**
+ * Intervals whose closed candles are not stored but folded from the pool's trades when
+ * read (actors/pool/trade-candles.ts; issue 25): 300 candles of 1s are 5 minutes of
+ * trades. Their live buckets stream like every interval's.
+ */
+export const FOLDED_INTERVALS: readonly CandleInterval[] = ['1s', '15s'];
+
 /** The index of an interval in INTERVAL_NAMES; throws on a name that is none. */
 export function intervalIndex(interval: CandleInterval): number {
   const i = INTERVAL_NAMES.indexOf(interval);

@@ -62,4 +62,9 @@ export interface TradeSpan {
   maxAt: number;
   /** Exclusive: continue after (asc) or before (desc) this position. */
   after?: TradeKey;
+  /**
+   * Decode only the numbers: the wallet and the tx hash come as null (a reader that needs
+   * neither, as the 1s and 15s candles folded from the trades, skips their strings).
+   */
+  numbersOnly?: boolean;
 }

@@ -170,6 +170,15 @@ describe.each(IMPLS)('trade rows contract: $name', (impl) => {
     }
   });
 
+  it.each(SETS)('with numbersOnly, answers every span with the same rows, wallet and tx hash null: %s', async (_name, make) => {
+    const arrived = make();
+    const read = await impl.load(arrived);
+    for (const span of spans(arrived)) {
+      const numbers = reference(arrived, span).map((t) => t.map((v) => (typeof v === 'string' ? null : v)));
+      expect([...read({ ...span, numbersOnly: true })], JSON.stringify(span)).toEqual(numbers);
+    }
+  });
+
   it.each(SETS)('pages of 3 continued by the last row as `after` list every row once: %s', async (_name, make) => {
     const arrived = make();
     const read = await impl.load(arrived);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/system.ts';
+import { CandleRows } from '../../engine/model/index.ts';
 import { base58, rng, swapMaker, tempDir, testConfig, WSOL, type TempDir } from '../helpers/fixtures.ts';
 
 const r = rng(31);
@@ -36,7 +37,7 @@ const candleStarts = (interval: number) =>
   [...engine.storage.candles.getRange({ start: [POOL, interval], end: [POOL, interval + 1] })].flatMap(({ value }) => (value as Array<[string, number]>).map((c) => c[1]));
 
 describe('retention', () => {
-  it('deletes trades past 30 days and 1s/15s candles past 3/14 days, on the engine clock', async () => {
+  it('deletes trades past 30 days and with them the 1s/15s candles folded from them, and 1s/15s segments stored before they were folded, on the engine clock', async () => {
     // Days 0, 10 and 31; each trade's block is written at a checkpoint.
     for (const day of [0, 10, 31]) {
       await engine.ingest(swap(T0 + day * DAY + 1_000));
@@ -46,15 +47,24 @@ describe('retention', () => {
     }
     expect(count(engine.storage.trades)).toBe(3);
     engine.pools.get(POOL)!.closed.write(); // closed candles are written in batches; write them now
+    // A data directory written before 1s and 15s candles were folded from the trades holds segments of them.
+    const old = (iv: number, start: number) => [iv, start, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0];
+    await engine.candles.write(POOL, CandleRows.fromRows([old(0, T0 + 5_000), old(0, T0 + 31 * DAY + 5_000), old(1, T0 + 15_000)]));
     await engine.storage.meta.put('sync', 1);
-    expect(candleStarts(0).length).toBeGreaterThanOrEqual(4); // 1s candles of days 0 and 10 are closed
+    expect([candleStarts(0).length, candleStarts(1).length]).toEqual([2, 1]);
+    const starts = (interval: '1s' | '15s') => engine.query.market!.candles.candles(POOL, { interval, mode: 'price', currency: 'quote', limit: 1_000 })!.map((c) => c.start_at);
+    expect(starts('1s')).toEqual([1_000, 2_000, 10 * DAY + 1_000, 10 * DAY + 2_000, 31 * DAY + 1_000, 31 * DAY + 2_000].map((t) => T0 + t));
     const result = await engine.prune();
     expect(result.pools).toBe(1);
     expect(result.tradeBlocks).toBe(1); // day 0 is past 30 days at day 31; day 10 is not
     expect(count(engine.storage.trades)).toBe(2);
-    // 1s candles: only day 31's remain (3-day limit); 15s: day 0's are gone (14 days), day 10's too (21 days).
+    // 1s and 15s candles as far back as the trades: day 0's are gone, day 10's are kept.
+    expect(starts('1s')).toEqual([10 * DAY + 1_000, 10 * DAY + 2_000, 31 * DAY + 1_000, 31 * DAY + 2_000].map((t) => T0 + t));
+    expect(starts('15s')).toEqual([T0 + 10 * DAY, T0 + 31 * DAY]);
+    // The stored 1s and 15s segments are deleted whatever their age.
+    expect(result.candles).toBe(3);
     await engine.storage.meta.put('sync', 2);
-    for (const interval of [0, 1]) expect(candleStarts(interval).every((s) => s >= T0 + 31 * DAY)).toBe(true);
+    expect([candleStarts(0), candleStarts(1)]).toEqual([[], []]);
     // Longer intervals are kept.
     expect(candleStarts(2)).toContain(T0);
     // Labeled trades (route 21) as the trades: day 0's two go, with their label's copies.

@@ -54,7 +54,10 @@ describe('compressed ingest log and snapshots', () => {
     const poolStored = storedValues(temp.dir.path, 'snapshots', { start: 'pool:', end: 'pool;' });
     expect(poolStored.length).toBe(pools.length);
     const storedTotal = poolStored.reduce((n, v) => n + v.length, 0);
-    expect(storedTotal, 'stored pool snapshot bytes against their msgpack').toBeLessThan(0.7 * decoded.reduce((n, b) => n + b, 0));
+    // 0.69 while pool snapshots held their closed 1s and 15s candles (rows of doubles that
+    // compress well); 0.75 since those are folded from the trades (issue 25), with 0.75x
+    // the stored bytes (500,137 against 664,569 at 6dc95a3).
+    expect(storedTotal, 'stored pool snapshot bytes against their msgpack').toBeLessThan(0.8 * decoded.reduce((n, b) => n + b, 0));
 
     // Read back: the log in seq order, the pools from their snapshots.
     const storage = openStorage(temp.dir.path);

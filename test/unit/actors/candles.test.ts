@@ -1,40 +1,14 @@
-import { CandleRows, type Candle, type CandleInterval, type StoredCandle } from '../../../engine/model/index.ts';
+import { type Candle, type CandleInterval, type StoredCandle } from '../../../engine/model/index.ts';
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { SEQ_STALE_GAP, PoolCandles, type ClosedCandleStore } from '../../../actors/pool/candles.ts';
+import { SEQ_STALE_GAP, PoolCandles } from '../../../actors/pool/candles.ts';
 import type { PoolTrade } from '../../../actors/pool/trade.ts';
 import { rng } from '../../helpers/fixtures.ts';
+import { MemoryStore, drainClosed } from '../../helpers/candle-store.ts';
 
 /** 2026-01-01T00:00:00Z: a multiple of every interval, so every bucket of the list starts at T0 + offset. */
 const T0 = 1_767_225_600_000;
 const SUB = 1 << 20;
-
-/** The port as the pool actor backs it with LMDB, here a Map (read-your-writes). */
-class MemoryStore implements ClosedCandleStore {
-  readonly rows = new Map<string, StoredCandle>();
-  reads = 0;
-  put(candles: StoredCandle[]): void {
-    for (const c of candles) this.rows.set(`${c[0]}:${c[1]}`, c);
-  }
-  read(interval: CandleInterval, fromStartAt: number, toStartAt: number, limit: number): StoredCandle[] {
-    this.reads++;
-    const all = [...this.rows.values()].filter((c) => c[0] === interval && c[1] >= fromStartAt && c[1] <= toStartAt).sort((a, b) => a[1] - b[1]);
-    return all.slice(Math.max(0, all.length - limit));
-  }
-  get(interval: CandleInterval, startAt: number): StoredCandle | undefined {
-    return this.rows.get(`${interval}:${startAt}`);
-  }
-}
-
-/**
- * What one drain hands out, as StoredCandles: drainClosedInto (the engine's call) into
- * a fresh CandleRows, read back row by row.
- */
-function drainClosed(candles: PoolCandles): StoredCandle[] {
-  const rows = new CandleRows();
-  candles.drainClosedInto(rows);
-  return Array.from({ length: rows.length }, (_, i) => rows.stored(i));
-}
 
 interface Usd {
   priceUsd: number;
