@@ -2,7 +2,7 @@ import type { SearchWindow } from '../../../engine/model/index.ts';
 import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TokenSearchIndex, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
+import { TokenSearchIndex, WholeTexts, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -302,5 +302,32 @@ describe('TokenSearchIndex: updates', () => {
     }
     index.upsert(doc(1, { name: 'Alpha', symbol: 'ALP' }));
     expect(index.search(query({ q: 'alpha' })).ids).toEqual([addr(1)]);
+  });
+});
+
+describe('TokenSearchIndex: whole names and symbols past the unsorted tail', () => {
+  // More tokens than WholeTexts.MERGE_AT, so that most keys are in the sorted part, some
+  // in the tail, and renames move keys out of both.
+  const count = 2 * WholeTexts.MERGE_AT + 300;
+  const words = ['pepe', 'pep', 'dog', 'doge', 'moon', 'mo', 'cat'];
+  const make = (i: number) => doc(i, { name: `${words[i % 7]} ${words[(i * 3) % 7]} ${i % 13}`, symbol: `${words[(i * 5) % 7]!.toUpperCase()}${i % 11}` });
+  const docs = Array.from({ length: count }, (_, i) => make(i));
+  const index = build(docs);
+  // Renamed after the merges: the old keys leave the sorted part or the tail.
+  for (let i = 0; i < count; i += 97) {
+    docs[i] = { ...docs[i]!, name: `renamed ${i}`, symbol: i % 2 ? null : `RN${i}` };
+    index.upsert(docs[i]!);
+  }
+  const fold = (s: string | null) => (s === null ? null : s.toLowerCase());
+
+  it('exact and prefix find what a pass over every token finds', () => {
+    for (const q of ['pepe', 'pep', 'pepe dog', 'dog', 'doge', 'mo', 'moon moon 3', 'cat1', 'renamed', 'renamed 97', 'rn', 'rn194', 'zzz']) {
+      for (const match of ['exact', 'prefix'] as const) {
+        const hit = (key: string | null) => key !== null && (match === 'exact' ? key === q : key.startsWith(q));
+        const want = docs.filter((d) => hit(fold(d.name)) || hit(fold(d.symbol))).map((d) => d.token_address).sort();
+        const got = pageAll(index, query({ q, match, sort: 'created_at', order: 'asc', limit: 100 })).flat();
+        expect([...got].sort(), `${match} ${q}`).toEqual(want);
+      }
+    }
   });
 });
