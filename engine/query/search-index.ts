@@ -1,6 +1,8 @@
 import type { SearchWindow } from '../model/index.ts';
-import MiniSearch from 'minisearch';
 import { AddressRows, fitF64, fitU8 } from './columns.ts';
+import { WholeTexts, WordIndex } from './text-index.ts';
+
+export { WholeTexts } from './text-index.ts';
 
 /**
  * The token search index behind `GET /v1/tokens/search` (DECISIONS.md route 1). Token
@@ -8,8 +10,9 @@ import { AddressRows, fitF64, fitU8 } from './columns.ts';
  * items (SERVICE.md 2.2) itself.
  *
  * Two halves, updated at different rates:
- * - text (name, symbol): a MiniSearch full-text index (smart mode) and the whole
- *   names and symbols in sorted order (exact and prefix modes: `WholeTexts`). Touched
+ * - text (name, symbol): a word index scoring as MiniSearch does (smart mode:
+ *   `WordIndex`, text-index.ts) and the whole names and symbols in sorted order
+ *   (exact and prefix modes: `WholeTexts`). Touched
  *   only when a name or a symbol changes, which is rare.
  * - numbers (sort keys): a column (Float64Array) per key, a token being a row
  *   (columns.ts), updated in place. This is what runs on every trade of a token, so it
@@ -118,13 +121,6 @@ const enum K {
 }
 const KEYS = 9;
 
-/** The document MiniSearch indexes. @internal */
-interface TextDoc {
-  id: string;
-  name: string | null;
-  symbol: string | null;
-}
-
 /** Case-insensitive, width-insensitive form used by every comparison: `ＰＥＰＥ` is `pepe`. */
 const fold = (text: string): string => text.normalize('NFKC').trim().toLowerCase();
 const folded = (text: string | null): string | null => {
@@ -177,88 +173,6 @@ function numericKey(sort: Exclude<SearchSort, 'relevance'>, window: SearchWindow
         case '24h':
           return K.Volume24h;
       }
-  }
-}
-
-/**
- * Folded whole names and symbols and the token rows carrying them, in sorted order:
- * an exact key is a binary search, a prefix a binary search and a walk of the keys
- * starting with it (they sort together). Keys added go to an unsorted tail, searched
- * linearly and merged into the sorted part once it holds MERGE_AT keys, so that a new
- * token costs no shift of the whole order (a replay adds thousands a second). Two
- * arrays of refs per key and token, where a radix tree of Maps took ~750 B per token.
- * @internal
- */
-export class WholeTexts {
-  private keys: string[] = [];
-  private rows: number[] = [];
-  private readonly tailKeys: string[] = [];
-  private readonly tailRows: number[] = [];
-  static readonly MERGE_AT = 1_024;
-
-  add(key: string, row: number): void {
-    this.tailKeys.push(key);
-    this.tailRows.push(row);
-    if (this.tailKeys.length >= WholeTexts.MERGE_AT) this.merge();
-  }
-
-  delete(key: string, row: number): void {
-    for (let i = 0; i < this.tailKeys.length; i++) {
-      if (this.tailKeys[i] === key && this.tailRows[i] === row) {
-        this.tailKeys.splice(i, 1);
-        this.tailRows.splice(i, 1);
-        return;
-      }
-    }
-    for (let i = this.lowerBound(key); i < this.keys.length && this.keys[i] === key; i++) {
-      if (this.rows[i] === row) {
-        this.keys.splice(i, 1);
-        this.rows.splice(i, 1);
-        return;
-      }
-    }
-  }
-
-  /** Calls `visit` with the row of every entry whose key is `key` (prefix false) or starts with it. */
-  each(key: string, prefix: boolean, visit: (row: number) => void): void {
-    const hit = prefix ? (k: string) => k.startsWith(key) : (k: string) => k === key;
-    for (let i = this.lowerBound(key); i < this.keys.length && hit(this.keys[i]!); i++) visit(this.rows[i]!);
-    for (let i = 0; i < this.tailKeys.length; i++) if (hit(this.tailKeys[i]!)) visit(this.tailRows[i]!);
-  }
-
-  private lowerBound(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.keys[mid]! < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  private merge(): void {
-    const order = this.tailKeys.map((_, i) => i).sort((a, b) => (this.tailKeys[a]! < this.tailKeys[b]! ? -1 : this.tailKeys[a]! > this.tailKeys[b]! ? 1 : 0));
-    const keys: string[] = [];
-    const rows: number[] = [];
-    let i = 0;
-    for (const t of order) {
-      const key = this.tailKeys[t]!;
-      while (i < this.keys.length && this.keys[i]! <= key) {
-        keys.push(this.keys[i]!);
-        rows.push(this.rows[i++]!);
-      }
-      keys.push(key);
-      rows.push(this.tailRows[t]!);
-    }
-    for (; i < this.keys.length; i++) {
-      keys.push(this.keys[i]!);
-      rows.push(this.rows[i]!);
-    }
-    this.keys = keys;
-    this.rows = rows;
-    this.tailKeys.length = 0;
-    this.tailRows.length = 0;
   }
 }
 
@@ -322,10 +236,13 @@ export class TokenSearchIndex {
   /** Folded whole names and symbols → rows carrying them (exact and prefix modes). */
   private readonly wholeTexts = new WholeTexts();
   /** Word index over name and symbol (smart mode). */
-  private readonly words = new MiniSearch<TextDoc>({
+  private readonly words = new WordIndex({
     fields: ['name', 'symbol'],
+    boost: { symbol: SYMBOL_BOOST },
     tokenize,
     processTerm: (term) => fold(term) || null,
+    fuzzy: fuzziness,
+    maxFuzzy: 2,
   });
 
   constructor(ids = new AddressRows()) {
@@ -471,7 +388,7 @@ export class TokenSearchIndex {
   }
 
   /**
-   * MiniSearch relevance: every word of q must match a word of name or symbol, as a
+   * Word relevance (MiniSearch's, WordIndex): every word of q must match a word of name or symbol, as a
    * prefix or within the edit distance of `fuzziness`; symbol hits are boosted. Exact
    * symbol equality ranks above everything, exact name equality next; both are taken
    * from the whole-text index too, so `$$$` finds a token whose symbol is `$$$` even
@@ -480,17 +397,7 @@ export class TokenSearchIndex {
   private smart(q: string, key: string): Map<string, number> {
     const out = new Map<string, number>();
     const bonus = (row: number): number => (this.symbolKeys[row] === key ? 2 * TIER : this.nameKeys[row] === key ? TIER : 0);
-    const results = this.words.search(q, {
-      prefix: true,
-      fuzzy: fuzziness,
-      maxFuzzy: 2,
-      boost: { symbol: SYMBOL_BOOST },
-      combineWith: 'AND',
-    });
-    for (const result of results) {
-      const id = result.id as string;
-      out.set(id, round(bonus(this.ids.find(id)) + Math.min(result.score, TIER - 1)));
-    }
+    for (const [row, score] of this.words.search(q)) out.set(this.ids.address(row), round(bonus(row) + Math.min(score, TIER - 1)));
     this.wholeTexts.each(key, false, (row) => {
       const id = this.ids.address(row);
       if (!out.has(id)) out.set(id, bonus(row));
@@ -508,7 +415,7 @@ export class TokenSearchIndex {
     // A name and symbol folding to one key are one entry, as they were one set member.
     if (nameKey !== null) this.wholeTexts.add(nameKey, row);
     if (symbolKey !== null && symbolKey !== nameKey) this.wholeTexts.add(symbolKey, row);
-    if (nameKey !== null || symbolKey !== null) this.words.add({ id: this.ids.address(row), name, symbol });
+    if (nameKey !== null || symbolKey !== null) this.words.add(row, [name, symbol]);
   }
 
   private unindexText(row: number): void {
@@ -518,6 +425,6 @@ export class TokenSearchIndex {
     if (symbolKey !== null && symbolKey !== nameKey) this.wholeTexts.delete(symbolKey, row);
     // remove() needs the exact field values that were added; it is eager, so document
     // statistics (and thus scores) depend only on the current documents.
-    if (nameKey !== null || symbolKey !== null) this.words.remove({ id: this.ids.address(row), name: this.names[row]!, symbol: this.symbols[row]! });
+    if (nameKey !== null || symbolKey !== null) this.words.remove(row, [this.names[row]!, this.symbols[row]!]);
   }
 }

@@ -27,7 +27,7 @@ function heapUsed(): number {
 }
 
 describe('research read models: memory per pool and token', () => {
-  it('a pool and its token cost under 2.6 KB of JS heap in the pool list and the token search', () => {
+  it('a pool and its token cost under 1.2 KB of JS heap in the pool list and the token search', () => {
     const count = 20_000;
     const r = new Rng(25);
     const before = heapUsed();
@@ -52,6 +52,6 @@ describe('research read models: memory per pool and token', () => {
     const perPool = (heapUsed() - before) / count;
     console.log(`research read models: ${Math.round(perPool)} B of JS heap per pool and its token`);
     expect(pools.size + tokens.size).toBe(2 * count);
-    expect(perPool).toBeLessThan(2_600);
+    expect(perPool).toBeLessThan(1_200);
   });
 });

@@ -1,6 +1,6 @@
 import type { SearchWindow } from '../../../engine/model/index.ts';
 import { createHash } from 'node:crypto';
-import MiniSearch from 'minisearch';
+import { WordIndex } from '../../../engine/query/text-index.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TokenSearchIndex, WholeTexts, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
 
@@ -249,8 +249,8 @@ describe('TokenSearchIndex: unknown USD values', () => {
 describe('TokenSearchIndex: updates', () => {
   it('numeric updates reorder without touching the text indexes', () => {
     const index = build(Array.from({ length: 10 }, (_, i) => doc(i, { market_cap_usd: i })));
-    const add = vi.spyOn(MiniSearch.prototype, 'add');
-    const remove = vi.spyOn(MiniSearch.prototype, 'remove');
+    const add = vi.spyOn(WordIndex.prototype, 'add');
+    const remove = vi.spyOn(WordIndex.prototype, 'remove');
     expect(index.search(query({ sort: 'market_cap_usd', limit: 1 })).ids).toEqual([addr(9)]);
     index.upsert(doc(3, { market_cap_usd: 100 }));
     expect(index.search(query({ sort: 'market_cap_usd', limit: 1 })).ids).toEqual([addr(3)]);
@@ -263,8 +263,8 @@ describe('TokenSearchIndex: updates', () => {
 
   it('a name or symbol change re-indexes that token', () => {
     const index = build([doc(1, { name: 'Alpha', symbol: 'ALP' }), doc(2, { name: 'Beta', symbol: 'BET' })]);
-    const add = vi.spyOn(MiniSearch.prototype, 'add');
-    const remove = vi.spyOn(MiniSearch.prototype, 'remove');
+    const add = vi.spyOn(WordIndex.prototype, 'add');
+    const remove = vi.spyOn(WordIndex.prototype, 'remove');
     index.upsert(doc(1, { name: 'Gamma', symbol: 'ALP' }));
     expect(add).toHaveBeenCalledTimes(1);
     expect(remove).toHaveBeenCalledTimes(1);
