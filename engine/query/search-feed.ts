@@ -1,4 +1,5 @@
 import { SEARCH_WINDOWS, USDC, USDT, WINDOW_RESOLUTION_MS, WSOL, type SearchWindow } from '../model/index.ts';
+import { AddressRows, fitF64, fitI32, fitU8 } from './columns.ts';
 import type { TokenRecord } from './research-store.ts';
 import { TokenSearchIndex, type SearchPage, type SearchQuery, type TokenSearchDoc } from './search-index.ts';
 
@@ -51,12 +52,44 @@ export function windowEpochs(now: number): [number, number, number, number] {
   ];
 }
 
+/** The number columns of a token record's row. */
+const enum F {
+  CreatedAt = 0,
+  MarketCapQuote = 1,
+  LiquidityQuote = 2,
+  UsdFactor = 3,
+  OwnUsdFactor = 4,
+  VolumeUsd = 5,
+  TraderCount = 6,
+}
+const N = 7;
+
 /** A record's window volume as a sort key: -1 (not read yet) as 0, NaN (unknown) as null. */
 const windowKey = (usd: number): number | null => (usd !== usd ? null : Math.max(0, usd));
 
+/** Flags of a token record's row. */
+const PRESENT = 1;
+const VOLUME_NULL = 2;
+const MULTI_QUOTE = 4;
+
+/**
+ * The token records, as columns (columns.ts) by the index's row of the token: a
+ * record is made as an object only when one is asked for (`get`, a checkpoint's
+ * write, a window re-read), not kept as one.
+ */
 export class TokenSearchFeed {
-  private readonly index = new TokenSearchIndex();
-  private readonly records = new Map<string, TokenRecord>();
+  private readonly index: TokenSearchIndex;
+  private count = 0;
+  private flags: Uint8Array = new Uint8Array(0);
+  /** The main pool's address; quote_address, usd_mint and own_usd_mint as rows of `mints`. */
+  private readonly poolOf: string[] = [];
+  private quoteOf: Int32Array = new Int32Array(0);
+  private usdMintOf: Int32Array = new Int32Array(0);
+  private ownUsdMintOf: Int32Array = new Int32Array(0);
+  /** created_at, market_cap_quote, liquidity_quote, usd_factor, own_usd_factor, volume_usd, trader_count (N columns). */
+  private readonly numbers: Float64Array[] = Array.from({ length: N }, () => new Float64Array(0));
+  /** window_usd[i] at windows[i], window_epoch[i] at windows[4 + i]. */
+  private readonly windows: Float64Array[] = Array.from({ length: 8 }, () => new Float64Array(0));
   /** The prices the index's USD keys are computed with. */
   private usdPrices: QuotePrices = [null, null, null];
   /**
@@ -65,22 +98,99 @@ export class TokenSearchFeed {
    */
   private readonly windowSynced = [NaN, NaN, NaN, NaN];
 
+  /**
+   * `mints`: the rows of token and quote addresses, shared with the pool directory so
+   * that each address is held once; `poolAddress`: the pool directory's own copy of a
+   * main pool's address (the same string, held once).
+   */
+  constructor(
+    private readonly mints = new AddressRows(),
+    private readonly poolAddress: (pool: string) => string = (pool) => pool,
+  ) {
+    this.index = new TokenSearchIndex(mints);
+  }
+
   get size(): number {
-    return this.records.size;
+    return this.count;
+  }
+
+  private rowOf(token: string): number {
+    const row = this.index.rowOf(token);
+    return row >= 0 && row < this.flags.length && (this.flags[row]! & PRESENT) !== 0 ? row : -1;
   }
 
   get(token: string): TokenRecord | undefined {
-    return this.records.get(token);
+    const row = this.rowOf(token);
+    return row < 0 ? undefined : this.record(row);
   }
 
-  values(): IterableIterator<TokenRecord> {
-    return this.records.values();
+  *values(): IterableIterator<TokenRecord> {
+    for (let row = 0; row < this.flags.length; row++) if ((this.flags[row]! & PRESENT) !== 0) yield this.record(row);
+  }
+
+  /** The token's USD value as a quote (own_usd_mint, own_usd_factor) at `prices`; null when unknown or not known. */
+  ownUsd(token: string, prices: QuotePrices): number | null {
+    const row = this.rowOf(token);
+    return row < 0 ? null : usdVia(prices, this.mints.address(this.ownUsdMintOf[row]!), this.numbers[F.OwnUsdFactor]![row]!);
+  }
+
+  /** The row as a record, with the key order of TOKEN_SHAPE (research-store.ts). */
+  private record(row: number): TokenRecord {
+    const n = this.numbers;
+    const w = this.windows;
+    const flags = this.flags[row]!;
+    return {
+      token_address: this.index.addressAt(row),
+      name: this.index.nameAt(row),
+      symbol: this.index.symbolAt(row),
+      pool_address: this.poolOf[row]!,
+      quote_address: this.mints.address(this.quoteOf[row]!),
+      created_at: n[F.CreatedAt]![row]!,
+      market_cap_quote: n[F.MarketCapQuote]![row]!,
+      liquidity_quote: n[F.LiquidityQuote]![row]!,
+      usd_mint: this.mints.address(this.usdMintOf[row]!),
+      usd_factor: n[F.UsdFactor]![row]!,
+      own_usd_mint: this.mints.address(this.ownUsdMintOf[row]!),
+      own_usd_factor: n[F.OwnUsdFactor]![row]!,
+      volume_usd: (flags & VOLUME_NULL) !== 0 ? null : n[F.VolumeUsd]![row]!,
+      trader_count: n[F.TraderCount]![row]!,
+      window_usd: [w[0]![row]!, w[1]![row]!, w[2]![row]!, w[3]![row]!],
+      window_epoch: [w[4]![row]!, w[5]![row]!, w[6]![row]!, w[7]![row]!],
+      multi_quote: (flags & MULTI_QUOTE) !== 0,
+    };
   }
 
   /** Adds or replaces a token's record and its index entry. */
   put(record: TokenRecord): void {
-    this.records.set(record.token_address, record);
     this.index.upsert(this.doc(record));
+    const row = this.index.rowOf(record.token_address);
+    const size = row + 1;
+    if (size > this.flags.length) {
+      this.flags = fitU8(this.flags, size);
+      this.quoteOf = fitI32(this.quoteOf, size);
+      this.usdMintOf = fitI32(this.usdMintOf, size);
+      this.ownUsdMintOf = fitI32(this.ownUsdMintOf, size);
+      for (let k = 0; k < N; k++) this.numbers[k] = fitF64(this.numbers[k]!, size);
+      for (let k = 0; k < 8; k++) this.windows[k] = fitF64(this.windows[k]!, size);
+    }
+    if ((this.flags[row]! & PRESENT) === 0) this.count++;
+    this.flags[row] = PRESENT | (record.volume_usd === null ? VOLUME_NULL : 0) | (record.multi_quote ? MULTI_QUOTE : 0);
+    this.poolOf[row] = this.poolAddress(record.pool_address);
+    this.quoteOf[row] = this.mints.row(record.quote_address);
+    this.usdMintOf[row] = this.mints.row(record.usd_mint);
+    this.ownUsdMintOf[row] = this.mints.row(record.own_usd_mint);
+    const n = this.numbers;
+    n[F.CreatedAt]![row] = record.created_at;
+    n[F.MarketCapQuote]![row] = record.market_cap_quote;
+    n[F.LiquidityQuote]![row] = record.liquidity_quote;
+    n[F.UsdFactor]![row] = record.usd_factor;
+    n[F.OwnUsdFactor]![row] = record.own_usd_factor;
+    n[F.VolumeUsd]![row] = record.volume_usd ?? 0;
+    n[F.TraderCount]![row] = record.trader_count;
+    for (let i = 0; i < 4; i++) {
+      this.windows[i]![row] = record.window_usd[i]!;
+      this.windows[4 + i]![row] = record.window_epoch[i]!;
+    }
     for (let i = 0; i < SEARCH_WINDOWS.length; i++) {
       if (record.window_usd[i] !== 0 && record.window_epoch[i] !== this.windowSynced[i]) this.windowSynced[i] = NaN;
     }
@@ -107,7 +217,7 @@ export class TokenSearchFeed {
   syncUsd(prices: QuotePrices): void {
     if (samePrices(prices, this.usdPrices)) return;
     this.usdPrices = [prices[0], prices[1], prices[2]];
-    for (const r of this.records.values()) this.index.upsert(this.doc(r));
+    for (const r of this.values()) this.index.upsert(this.doc(r));
   }
 
   /**
@@ -121,10 +231,11 @@ export class TokenSearchFeed {
     // A wall clock can cross a bucket during the pass: then the values are mixed and
     // the next search passes again.
     let mixed = false;
-    // Setting an existing key while iterating a Map visits nothing twice.
-    for (const r of this.records.values()) {
-      if (r.window_usd[i] === 0 || r.window_epoch[i] === epoch) continue;
-      const fresh = reread(r);
+    const usd = this.windows[i]!;
+    const read = this.windows[4 + i]!;
+    for (let row = 0; row < this.flags.length; row++) {
+      if ((this.flags[row]! & PRESENT) === 0 || usd[row] === 0 || read[row] === epoch) continue;
+      const fresh = reread(this.record(row));
       if (!fresh) {
         mixed = true;
         continue;

@@ -1,6 +1,8 @@
 import type { SearchWindow } from '../model/index.ts';
-import MiniSearch from 'minisearch';
-import SearchableMap from 'minisearch/SearchableMap';
+import { AddressRows, fitF64, fitU8 } from './columns.ts';
+import { WholeTexts, WordIndex } from './text-index.ts';
+
+export { WholeTexts } from './text-index.ts';
 
 /**
  * The token search index behind `GET /v1/tokens/search` (DECISIONS.md route 1). Token
@@ -8,12 +10,13 @@ import SearchableMap from 'minisearch/SearchableMap';
  * items (SERVICE.md 2.2) itself.
  *
  * Two halves, updated at different rates:
- * - text (name, symbol): a MiniSearch full-text index (smart mode) and a radix tree of
- *   whole names and symbols (exact and prefix modes). Touched only when a name or a
- *   symbol changes, which is rare.
- * - numbers (sort keys): a plain Map of small records, updated in place. This is what
- *   runs on every trade of a token, so it costs a Map lookup, two string comparisons
- *   and eight stores.
+ * - text (name, symbol): a word index scoring as MiniSearch does (smart mode:
+ *   `WordIndex`, text-index.ts) and the whole names and symbols in sorted order
+ *   (exact and prefix modes: `WholeTexts`). Touched
+ *   only when a name or a symbol changes, which is rare.
+ * - numbers (sort keys): a column (Float64Array) per key, a token being a row
+ *   (columns.ts), updated in place. This is what runs on every trade of a token, so it
+ *   costs a Map lookup, two string comparisons and nine stores.
  *
  * Paging is keyset paging: a position is the sort key value and the address of the
  * last item returned, and the next page is every match strictly after it in the total
@@ -104,34 +107,19 @@ const SMART_CHARS_MIN = 2;
 /** Symbol hits count twice as much as name hits in smart mode. */
 const SYMBOL_BOOST = 2;
 
-/** Sort keys of one token, updated in place by numeric upserts; NaN for an unknown USD value. @internal */
-interface Numbers {
-  created_at: number;
-  market_cap_usd: number;
-  volume_all: number;
-  volume_5m: number;
-  volume_1h: number;
-  volume_6h: number;
-  volume_24h: number;
-  liquidity_usd: number;
-  trader_count: number;
+/** The sort-key columns of a token row; NaN for an unknown USD value. @internal */
+const enum K {
+  CreatedAt = 0,
+  MarketCapUsd = 1,
+  VolumeAll = 2,
+  Volume5m = 3,
+  Volume1h = 4,
+  Volume6h = 5,
+  Volume24h = 6,
+  LiquidityUsd = 7,
+  TraderCount = 8,
 }
-
-/** What the text indexes hold for one token: the raw values and their folded forms. @internal */
-interface Text {
-  name: string | null;
-  symbol: string | null;
-  /** fold(name), fold(symbol); null when absent or empty after folding. */
-  nameKey: string | null;
-  symbolKey: string | null;
-}
-
-/** The document MiniSearch indexes. @internal */
-interface TextDoc {
-  id: string;
-  name: string | null;
-  symbol: string | null;
-}
+const KEYS = 9;
 
 /** Case-insensitive, width-insensitive form used by every comparison: `ＰＥＰＥ` is `pepe`. */
 const fold = (text: string): string => text.normalize('NFKC').trim().toLowerCase();
@@ -161,30 +149,29 @@ function assertFinite(doc: TokenSearchDoc): void {
   if (!finite) throw new TypeError(`token ${doc.token_address}: search sort keys must be finite numbers`);
 }
 
-type KeyOf = (numbers: Numbers) => number;
-
-function numericKey(sort: Exclude<SearchSort, 'relevance'>, window: SearchWindow | undefined): KeyOf {
+/** The column a numeric sort reads. */
+function numericKey(sort: Exclude<SearchSort, 'relevance'>, window: SearchWindow | undefined): K {
   switch (sort) {
     case 'market_cap_usd':
-      return (n) => n.market_cap_usd;
+      return K.MarketCapUsd;
     case 'liquidity_usd':
-      return (n) => n.liquidity_usd;
+      return K.LiquidityUsd;
     case 'trader_count':
-      return (n) => n.trader_count;
+      return K.TraderCount;
     case 'created_at':
-      return (n) => n.created_at;
+      return K.CreatedAt;
     case 'volume_usd':
       switch (window) {
         case undefined:
-          return (n) => n.volume_all;
+          return K.VolumeAll;
         case '5m':
-          return (n) => n.volume_5m;
+          return K.Volume5m;
         case '1h':
-          return (n) => n.volume_1h;
+          return K.Volume1h;
         case '6h':
-          return (n) => n.volume_6h;
+          return K.Volume6h;
         case '24h':
-          return (n) => n.volume_24h;
+          return K.Volume24h;
       }
   }
 }
@@ -231,24 +218,63 @@ class TopK {
 
 /** Tokens by mint, name and symbol, ordered by relevance or a market number; see the file comment. */
 export class TokenSearchIndex {
-  private readonly numbers = new Map<string, Numbers>();
-  private readonly texts = new Map<string, Text>();
-  /** Folded whole names and symbols → tokens carrying them (exact and prefix modes). */
-  private readonly wholeTexts = new SearchableMap<Set<string>>();
+  /**
+   * Token rows (columns.ts); a removed token keeps its row, marked absent, for when it
+   * comes back. Rows may be shared with other tables of addresses (the pool
+   * directory's mints): rows of addresses never upserted here are absent too.
+   */
+  private readonly ids: AddressRows;
+  private present: Uint8Array = new Uint8Array(0);
+  private count = 0;
+  /** The sort keys: column K of row r at numbers[K][r]. */
+  private readonly numbers: Float64Array[] = Array.from({ length: KEYS }, () => new Float64Array(0));
+  /** The raw name and symbol of each row, and their folded forms (fold; null when absent or empty after folding). */
+  private readonly names: Array<string | null> = [];
+  private readonly symbols: Array<string | null> = [];
+  private readonly nameKeys: Array<string | null> = [];
+  private readonly symbolKeys: Array<string | null> = [];
+  /** Folded whole names and symbols → rows carrying them (exact and prefix modes). */
+  private readonly wholeTexts = new WholeTexts();
   /** Word index over name and symbol (smart mode). */
-  private readonly words = new MiniSearch<TextDoc>({
+  private readonly words = new WordIndex({
     fields: ['name', 'symbol'],
+    boost: { symbol: SYMBOL_BOOST },
     tokenize,
     processTerm: (term) => fold(term) || null,
+    fuzzy: fuzziness,
+    maxFuzzy: 2,
   });
+
+  constructor(ids = new AddressRows()) {
+    this.ids = ids;
+  }
 
   /** Number of tokens known. */
   get size(): number {
-    return this.numbers.size;
+    return this.count;
   }
 
   has(tokenAddress: string): boolean {
-    return this.numbers.has(tokenAddress);
+    return this.rowOf(tokenAddress) >= 0;
+  }
+
+  /** The token's row while it is known, else -1: search-feed.ts keeps its record's columns by it. */
+  rowOf(tokenAddress: string): number {
+    const row = this.ids.find(tokenAddress);
+    return row >= 0 && row < this.present.length && this.present[row] === 1 ? row : -1;
+  }
+
+  /** Address, name and symbol of a known token's row, as last upserted. */
+  addressAt(row: number): string {
+    return this.ids.address(row);
+  }
+
+  nameAt(row: number): string | null {
+    return this.names[row]!;
+  }
+
+  symbolAt(row: number): string | null {
+    return this.symbols[row]!;
   }
 
   /**
@@ -260,45 +286,40 @@ export class TokenSearchIndex {
     assertFinite(doc);
     const id = doc.token_address;
     const v = doc.volume_usd_by_window;
-    const current = this.numbers.get(id);
-    if (current === undefined) {
-      this.numbers.set(id, {
-        created_at: doc.created_at,
-        market_cap_usd: doc.market_cap_usd ?? NaN,
-        volume_all: v.all ?? NaN,
-        volume_5m: v['5m'] ?? NaN,
-        volume_1h: v['1h'] ?? NaN,
-        volume_6h: v['6h'] ?? NaN,
-        volume_24h: v['24h'] ?? NaN,
-        liquidity_usd: doc.liquidity_usd ?? NaN,
-        trader_count: doc.trader_count,
-      });
-      this.indexText(id, doc.name, doc.symbol);
-      return;
+    const row = this.ids.row(id);
+    const known = row < this.present.length && this.present[row] === 1;
+    if (!known) {
+      const n = this.ids.size;
+      this.present = fitU8(this.present, n);
+      for (let k = 0; k < KEYS; k++) this.numbers[k] = fitF64(this.numbers[k]!, n);
+      this.present[row] = 1;
+      this.count++;
     }
-    current.created_at = doc.created_at;
-    current.market_cap_usd = doc.market_cap_usd ?? NaN;
-    current.volume_all = v.all ?? NaN;
-    current.volume_5m = v['5m'] ?? NaN;
-    current.volume_1h = v['1h'] ?? NaN;
-    current.volume_6h = v['6h'] ?? NaN;
-    current.volume_24h = v['24h'] ?? NaN;
-    current.liquidity_usd = doc.liquidity_usd ?? NaN;
-    current.trader_count = doc.trader_count;
-    const text = this.texts.get(id)!;
-    if (text.name !== doc.name || text.symbol !== doc.symbol) {
-      this.unindexText(id, text);
-      this.indexText(id, doc.name, doc.symbol);
+    const c = this.numbers;
+    c[K.CreatedAt]![row] = doc.created_at;
+    c[K.MarketCapUsd]![row] = doc.market_cap_usd ?? NaN;
+    c[K.VolumeAll]![row] = v.all ?? NaN;
+    c[K.Volume5m]![row] = v['5m'] ?? NaN;
+    c[K.Volume1h]![row] = v['1h'] ?? NaN;
+    c[K.Volume6h]![row] = v['6h'] ?? NaN;
+    c[K.Volume24h]![row] = v['24h'] ?? NaN;
+    c[K.LiquidityUsd]![row] = doc.liquidity_usd ?? NaN;
+    c[K.TraderCount]![row] = doc.trader_count;
+    if (!known) this.indexText(row, doc.name, doc.symbol);
+    else if (this.names[row] !== doc.name || this.symbols[row] !== doc.symbol) {
+      this.unindexText(row);
+      this.indexText(row, doc.name, doc.symbol);
     }
   }
 
   /** Forget a token; false if it was not known. */
   remove(tokenAddress: string): boolean {
-    const text = this.texts.get(tokenAddress);
-    if (text === undefined) return false;
-    this.unindexText(tokenAddress, text);
-    this.texts.delete(tokenAddress);
-    this.numbers.delete(tokenAddress);
+    const row = this.rowOf(tokenAddress);
+    if (row < 0) return false;
+    this.unindexText(row);
+    this.names[row] = this.symbols[row] = this.nameKeys[row] = this.symbolKeys[row] = null;
+    this.present[row] = 0;
+    this.count--;
     return true;
   }
 
@@ -321,14 +342,14 @@ export class TokenSearchIndex {
       if (after !== undefined && top.compare(key, id, after.key, after.token_address) <= 0) return;
       top.offer(key, id);
     };
-    const keyOf = query.sort === 'relevance' ? null : numericKey(query.sort, query.window);
+    const column = query.sort === 'relevance' ? null : this.numbers[numericKey(query.sort, query.window)]!;
     if (matched === null) {
       // Every token; relevance is the same (0) for all of them.
-      for (const [id, numbers] of this.numbers) visit(id, keyOf === null ? 0 : keyOf(numbers));
-    } else if (keyOf === null) {
+      for (let row = 0; row < this.present.length; row++) if (this.present[row] === 1) visit(this.ids.address(row), column === null ? 0 : column[row]!);
+    } else if (column === null) {
       for (const [id, relevance] of matched) visit(id, relevance);
     } else {
-      for (const id of matched.keys()) visit(id, keyOf(this.numbers.get(id)!));
+      for (const id of matched.keys()) visit(id, column[this.ids.find(id)]!);
     }
     if (top.ids.length <= query.limit) return { ids: top.ids, next: null };
     const last = query.limit - 1;
@@ -337,15 +358,12 @@ export class TokenSearchIndex {
 
   /** Matching tokens with their relevance keys (higher is more relevant); null for every token. @internal */
   private match(q: string, mode: SearchMatch): Map<string, number> | null {
-    if (MINT.test(q) && this.numbers.has(q)) return new Map([[q, 4 * TIER]]);
+    if (MINT.test(q) && this.has(q)) return new Map([[q, 4 * TIER]]);
     const key = fold(q);
     if (key === '') return null;
     if (mode === 'smart' && key.length >= SMART_CHARS_MIN) return this.smart(q, key);
     const out = new Map<string, number>();
-    const groups = mode === 'exact' ? [this.wholeTexts.get(key) ?? new Set<string>()] : this.wholeTexts.atPrefix(key).values();
-    for (const ids of groups) {
-      for (const id of ids) out.set(id, this.wholeRelevance(id, key));
-    }
+    this.wholeTexts.each(key, mode !== 'exact', (row) => out.set(this.ids.address(row), this.wholeRelevance(row, key)));
     return out;
   }
 
@@ -354,22 +372,23 @@ export class TokenSearchIndex {
    * symbol starts with q (1 + the share of the symbol q covers, so `PEPE` beats
    * `PEPECOIN` for `pep`), name starts with q (the share of the name covered).
    */
-  private wholeRelevance(id: string, key: string): number {
-    const text = this.texts.get(id)!;
+  private wholeRelevance(row: number, key: string): number {
+    const symbolKey = this.symbolKeys[row]!;
+    const nameKey = this.nameKeys[row]!;
     let best = 0;
-    if (text.symbolKey !== null) {
-      if (text.symbolKey === key) return 4;
-      if (text.symbolKey.startsWith(key)) best = 1 + key.length / text.symbolKey.length;
+    if (symbolKey !== null) {
+      if (symbolKey === key) return 4;
+      if (symbolKey.startsWith(key)) best = 1 + key.length / symbolKey.length;
     }
-    if (text.nameKey !== null) {
-      if (text.nameKey === key) return 3;
-      if (text.nameKey.startsWith(key)) best = Math.max(best, key.length / text.nameKey.length);
+    if (nameKey !== null) {
+      if (nameKey === key) return 3;
+      if (nameKey.startsWith(key)) best = Math.max(best, key.length / nameKey.length);
     }
     return round(best);
   }
 
   /**
-   * MiniSearch relevance: every word of q must match a word of name or symbol, as a
+   * Word relevance (MiniSearch's, WordIndex): every word of q must match a word of name or symbol, as a
    * prefix or within the edit distance of `fuzziness`; symbol hits are boosted. Exact
    * symbol equality ranks above everything, exact name equality next; both are taken
    * from the whole-text index too, so `$$$` finds a token whose symbol is `$$$` even
@@ -377,46 +396,35 @@ export class TokenSearchIndex {
    */
   private smart(q: string, key: string): Map<string, number> {
     const out = new Map<string, number>();
-    const bonus = (id: string): number => {
-      const text = this.texts.get(id)!;
-      return text.symbolKey === key ? 2 * TIER : text.nameKey === key ? TIER : 0;
-    };
-    const results = this.words.search(q, {
-      prefix: true,
-      fuzzy: fuzziness,
-      maxFuzzy: 2,
-      boost: { symbol: SYMBOL_BOOST },
-      combineWith: 'AND',
+    const bonus = (row: number): number => (this.symbolKeys[row] === key ? 2 * TIER : this.nameKeys[row] === key ? TIER : 0);
+    for (const [row, score] of this.words.search(q)) out.set(this.ids.address(row), round(bonus(row) + Math.min(score, TIER - 1)));
+    this.wholeTexts.each(key, false, (row) => {
+      const id = this.ids.address(row);
+      if (!out.has(id)) out.set(id, bonus(row));
     });
-    for (const result of results) {
-      const id = result.id as string;
-      out.set(id, round(bonus(id) + Math.min(result.score, TIER - 1)));
-    }
-    for (const id of this.wholeTexts.get(key) ?? []) {
-      if (!out.has(id)) out.set(id, bonus(id));
-    }
     return out;
   }
 
-  private indexText(id: string, name: string | null, symbol: string | null): void {
-    const text: Text = { name, symbol, nameKey: folded(name), symbolKey: folded(symbol) };
-    this.texts.set(id, text);
-    for (const key of [text.nameKey, text.symbolKey]) {
-      if (key !== null) this.wholeTexts.fetch(key, () => new Set()).add(id);
-    }
-    if (text.nameKey !== null || text.symbolKey !== null) this.words.add({ id, name, symbol });
+  private indexText(row: number, name: string | null, symbol: string | null): void {
+    const nameKey = folded(name);
+    const symbolKey = folded(symbol);
+    this.names[row] = name;
+    this.symbols[row] = symbol;
+    this.nameKeys[row] = nameKey;
+    this.symbolKeys[row] = symbolKey;
+    // A name and symbol folding to one key are one entry, as they were one set member.
+    if (nameKey !== null) this.wholeTexts.add(nameKey, row);
+    if (symbolKey !== null && symbolKey !== nameKey) this.wholeTexts.add(symbolKey, row);
+    if (nameKey !== null || symbolKey !== null) this.words.add(row, [name, symbol]);
   }
 
-  private unindexText(id: string, text: Text): void {
-    for (const key of [text.nameKey, text.symbolKey]) {
-      if (key === null) continue;
-      const ids = this.wholeTexts.get(key);
-      if (ids === undefined) continue;
-      ids.delete(id);
-      if (ids.size === 0) this.wholeTexts.delete(key);
-    }
+  private unindexText(row: number): void {
+    const nameKey = this.nameKeys[row]!;
+    const symbolKey = this.symbolKeys[row]!;
+    if (nameKey !== null) this.wholeTexts.delete(nameKey, row);
+    if (symbolKey !== null && symbolKey !== nameKey) this.wholeTexts.delete(symbolKey, row);
     // remove() needs the exact field values that were added; it is eager, so document
     // statistics (and thus scores) depend only on the current documents.
-    if (text.nameKey !== null || text.symbolKey !== null) this.words.remove({ id, name: text.name, symbol: text.symbol });
+    if (nameKey !== null || symbolKey !== null) this.words.remove(row, [this.names[row]!, this.symbols[row]!]);
   }
 }

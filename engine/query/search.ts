@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { liquidityQuote, metadataRecord, spotPrice, type TokenState } from '../../actors/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import type { IngestEvent } from '../ingest/index.ts';
+import { AddressRows } from './columns.ts';
 import { CreatorIndex } from './creator-index.ts';
 import { ResearchStore, type PoolRecord, type TokenRecord } from './research-store.ts';
 import type { SearchPosition, SearchQuery } from './search-index.ts';
@@ -76,8 +77,10 @@ const REFRESH_INTERVAL_MS = 250;
 const REFRESH_SLICE_MS = 5;
 
 export class ResearchFeed {
-  readonly tokens = new TokenSearchFeed();
-  readonly pools = new PoolDirectory();
+  /** Token and quote addresses, one row each for both tables (columns.ts). */
+  private readonly mints = new AddressRows();
+  readonly pools = new PoolDirectory(this.mints);
+  readonly tokens = new TokenSearchFeed(this.mints, (pool) => this.pools.canonical(pool));
   /** Tokens by creator (GET /v1/wallets/{wallet}/deployed_tokens), in LMDB. */
   readonly creators: CreatorIndex;
   private readonly store: ResearchStore;
@@ -367,8 +370,7 @@ export class ResearchFeed {
    * when unknown.
    */
   private tokenUsd(token: string, prices: QuotePrices): number | null {
-    const r = this.tokens.get(token);
-    return r ? usdVia(prices, r.own_usd_mint, r.own_usd_factor) : null;
+    return this.tokens.ownUsd(token, prices);
   }
 
   /** GET /v1/tokens/search: one page of SERVICE.md 2.2 items. */

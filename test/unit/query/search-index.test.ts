@@ -1,8 +1,8 @@
 import type { SearchWindow } from '../../../engine/model/index.ts';
 import { createHash } from 'node:crypto';
-import MiniSearch from 'minisearch';
+import { WordIndex } from '../../../engine/query/text-index.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TokenSearchIndex, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
+import { TokenSearchIndex, WholeTexts, type SearchOrder, type SearchQuery, type SearchSort, type TokenSearchDoc } from '../../../engine/query/search-index.ts';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -249,8 +249,8 @@ describe('TokenSearchIndex: unknown USD values', () => {
 describe('TokenSearchIndex: updates', () => {
   it('numeric updates reorder without touching the text indexes', () => {
     const index = build(Array.from({ length: 10 }, (_, i) => doc(i, { market_cap_usd: i })));
-    const add = vi.spyOn(MiniSearch.prototype, 'add');
-    const remove = vi.spyOn(MiniSearch.prototype, 'remove');
+    const add = vi.spyOn(WordIndex.prototype, 'add');
+    const remove = vi.spyOn(WordIndex.prototype, 'remove');
     expect(index.search(query({ sort: 'market_cap_usd', limit: 1 })).ids).toEqual([addr(9)]);
     index.upsert(doc(3, { market_cap_usd: 100 }));
     expect(index.search(query({ sort: 'market_cap_usd', limit: 1 })).ids).toEqual([addr(3)]);
@@ -263,8 +263,8 @@ describe('TokenSearchIndex: updates', () => {
 
   it('a name or symbol change re-indexes that token', () => {
     const index = build([doc(1, { name: 'Alpha', symbol: 'ALP' }), doc(2, { name: 'Beta', symbol: 'BET' })]);
-    const add = vi.spyOn(MiniSearch.prototype, 'add');
-    const remove = vi.spyOn(MiniSearch.prototype, 'remove');
+    const add = vi.spyOn(WordIndex.prototype, 'add');
+    const remove = vi.spyOn(WordIndex.prototype, 'remove');
     index.upsert(doc(1, { name: 'Gamma', symbol: 'ALP' }));
     expect(add).toHaveBeenCalledTimes(1);
     expect(remove).toHaveBeenCalledTimes(1);
@@ -302,5 +302,32 @@ describe('TokenSearchIndex: updates', () => {
     }
     index.upsert(doc(1, { name: 'Alpha', symbol: 'ALP' }));
     expect(index.search(query({ q: 'alpha' })).ids).toEqual([addr(1)]);
+  });
+});
+
+describe('TokenSearchIndex: whole names and symbols past the unsorted tail', () => {
+  // More tokens than WholeTexts.MERGE_AT, so that most keys are in the sorted part, some
+  // in the tail, and renames move keys out of both.
+  const count = 2 * WholeTexts.MERGE_AT + 300;
+  const words = ['pepe', 'pep', 'dog', 'doge', 'moon', 'mo', 'cat'];
+  const make = (i: number) => doc(i, { name: `${words[i % 7]} ${words[(i * 3) % 7]} ${i % 13}`, symbol: `${words[(i * 5) % 7]!.toUpperCase()}${i % 11}` });
+  const docs = Array.from({ length: count }, (_, i) => make(i));
+  const index = build(docs);
+  // Renamed after the merges: the old keys leave the sorted part or the tail.
+  for (let i = 0; i < count; i += 97) {
+    docs[i] = { ...docs[i]!, name: `renamed ${i}`, symbol: i % 2 ? null : `RN${i}` };
+    index.upsert(docs[i]!);
+  }
+  const fold = (s: string | null) => (s === null ? null : s.toLowerCase());
+
+  it('exact and prefix find what a pass over every token finds', () => {
+    for (const q of ['pepe', 'pep', 'pepe dog', 'dog', 'doge', 'mo', 'moon moon 3', 'cat1', 'renamed', 'renamed 97', 'rn', 'rn194', 'zzz']) {
+      for (const match of ['exact', 'prefix'] as const) {
+        const hit = (key: string | null) => key !== null && (match === 'exact' ? key === q : key.startsWith(q));
+        const want = docs.filter((d) => hit(fold(d.name)) || hit(fold(d.symbol))).map((d) => d.token_address).sort();
+        const got = pageAll(index, query({ q, match, sort: 'created_at', order: 'asc', limit: 100 })).flat();
+        expect([...got].sort(), `${match} ${q}`).toEqual(want);
+      }
+    }
   });
 });
