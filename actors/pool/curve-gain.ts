@@ -14,6 +14,11 @@
  * one Float64Array, allocated on a curve's first trade: 2 KB per bonding-curve pool,
  * nothing for AMM pools. A trade arriving after its bucket left the ring (more than
  * 320 s late) only moves the register if it is later by position than what it holds.
+ *
+ * The snapshot holds the register, the newest time and the entries in use only (a
+ * curve's pool is snapshotted whenever it is passivated, and most curves trade in a few
+ * buckets: 2,088 bytes dense, 40 + 32 a bucket in use); the ring with every entry in use
+ * is written dense, as snapshots of earlier versions are.
  */
 
 const BUCKET_MS = 5_000;
@@ -28,6 +33,10 @@ const RESERVE = 3;
 /** The register sits after the ring. */
 const REGISTER = RING * FIELDS;
 const SIZE = REGISTER + FIELDS;
+/** Doubles of a dense snapshot: the ring, the register, the newest time. */
+const DENSE = SIZE + 1;
+/** Doubles of a sparse snapshot before its entries: the register, the newest time. */
+const SPARSE_HEAD = FIELDS + 1;
 /** Sub-slot position: tx index × SPAN + event index (as candles order trades). */
 const SPAN = 65_536;
 
@@ -40,11 +49,22 @@ export class CurveGain {
 
   constructor(snapshot?: Uint8Array | null) {
     this.d = null;
-    if (snapshot && snapshot.byteLength === (SIZE + 1) * 8) {
-      const all = new Float64Array(SIZE + 1);
+    if (!snapshot || snapshot.byteLength % 8 !== 0) return;
+    const length = snapshot.byteLength / 8;
+    if (length === DENSE) {
+      const all = new Float64Array(DENSE);
       new Uint8Array(all.buffer).set(snapshot);
       this.newestAt = all[SIZE]!;
       this.d = all.subarray(0, SIZE);
+    } else if (length >= SPARSE_HEAD && (length - SPARSE_HEAD) % FIELDS === 0) {
+      const sparse = new Float64Array(length);
+      new Uint8Array(sparse.buffer).set(snapshot);
+      const d = empty();
+      d.set(sparse.subarray(0, FIELDS), REGISTER);
+      this.newestAt = sparse[FIELDS]!;
+      // Each entry back at its bucket's place in the ring.
+      for (let i = SPARSE_HEAD; i < length; i += FIELDS) d.set(sparse.subarray(i, i + FIELDS), (sparse[i + BUCKET]! % RING) * FIELDS);
+      this.d = d;
     }
   }
 
@@ -83,13 +103,28 @@ export class CurveGain {
     return best < 0 ? null : d[best + RESERVE]!;
   }
 
-  /** Bytes for the pool's snapshot; null before the first curve trade. */
+  /** Bytes for the pool's snapshot (sparse, or dense when every entry is in use: see above); null before the first curve trade. */
   toSnapshot(): Uint8Array | null {
-    if (this.d === null) return null;
-    const all = new Float64Array(SIZE + 1);
-    all.set(this.d);
-    all[SIZE] = this.newestAt;
-    return new Uint8Array(all.buffer);
+    const d = this.d;
+    if (d === null) return null;
+    let used = 0;
+    for (let o = 0; o < REGISTER; o += FIELDS) if (d[o + BUCKET] !== -Infinity) used++;
+    if (used === RING) {
+      const all = new Float64Array(DENSE);
+      all.set(d);
+      all[SIZE] = this.newestAt;
+      return new Uint8Array(all.buffer);
+    }
+    const sparse = new Float64Array(SPARSE_HEAD + used * FIELDS);
+    sparse.set(d.subarray(REGISTER, SIZE));
+    sparse[FIELDS] = this.newestAt;
+    let i = SPARSE_HEAD;
+    for (let o = 0; o < REGISTER; o += FIELDS) {
+      if (d[o + BUCKET] === -Infinity) continue;
+      sparse.set(d.subarray(o, o + FIELDS), i);
+      i += FIELDS;
+    }
+    return new Uint8Array(sparse.buffer);
   }
 }
 
