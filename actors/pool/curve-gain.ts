@@ -18,7 +18,10 @@
  * The snapshot holds the register, the newest time and the entries in use only (a
  * curve's pool is snapshotted whenever it is passivated, and most curves trade in a few
  * buckets: 2,088 bytes dense, 40 + 32 a bucket in use); the ring with every entry in use
- * is written dense, as snapshots of earlier versions are.
+ * is written dense, as snapshots of earlier versions are. A snapshot's bytes are decoded
+ * at the first use, not at load: a pool loaded to be read in the background (the
+ * ranking feeds, the research refresh) or evicted again before its next curve trade
+ * never decodes them (2 KB allocated and filled each), and writes them back as they came.
  */
 
 const BUCKET_MS = 5_000;
@@ -46,10 +49,17 @@ const later = (d: Float64Array, o: number, bucket: number, slot: number, sub: nu
 export class CurveGain {
   private d: Float64Array | null;
   private newestAt = -Infinity;
+  /** The snapshot's bytes until first used (see above); null once decoded, or without one. */
+  private restored: Uint8Array | null;
 
   constructor(snapshot?: Uint8Array | null) {
     this.d = null;
-    if (!snapshot || snapshot.byteLength % 8 !== 0) return;
+    this.restored = snapshot && snapshot.byteLength % 8 === 0 ? snapshot : null;
+  }
+
+  private decode(): void {
+    const snapshot = this.restored!;
+    this.restored = null;
     const length = snapshot.byteLength / 8;
     if (length === DENSE) {
       const all = new Float64Array(DENSE);
@@ -70,6 +80,7 @@ export class CurveGain {
 
   /** A curve trade: `reserve` is its real base reserve after the trade, whole tokens. */
   add(at: number, slot: number, txIndex: number, eventIndex: number, reserve: number): void {
+    if (this.restored !== null) this.decode();
     const d = (this.d ??= empty());
     if (at > this.newestAt) this.newestAt = at;
     const bucket = Math.floor(at / BUCKET_MS);
@@ -90,6 +101,7 @@ export class CurveGain {
    * newest trade when `now` is before it); null when the curve had no trade before.
    */
   reserveAtWindowStart(now: number): number | null {
+    if (this.restored !== null) this.decode();
     const d = this.d;
     if (d === null) return null;
     const start = Math.floor(Math.max(now, this.newestAt) / BUCKET_MS) - (WINDOW_BUCKETS - 1);
@@ -105,6 +117,7 @@ export class CurveGain {
 
   /** Bytes for the pool's snapshot (sparse, or dense when every entry is in use: see above); null before the first curve trade. */
   toSnapshot(): Uint8Array | null {
+    if (this.restored !== null) return this.restored;
     const d = this.d;
     if (d === null) return null;
     let used = 0;

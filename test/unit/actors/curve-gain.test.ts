@@ -82,7 +82,7 @@ describe('CurveGain: the reserve at the start of the 5m window', () => {
     expect(new CurveGain().toSnapshot()).toBeNull();
   });
 
-  it('writes only the buckets in use, the whole ring when all are, and reads both and the dense snapshots of earlier versions', () => {
+  it('writes only the buckets in use, the whole ring when all are, reads both and the dense snapshots of earlier versions, and decodes them at first use', () => {
     const few = gainOf(trades);
     // Register and newest time, then 32 bytes a bucket in use, not the ring's 2,088 bytes.
     const inUse = new Set(trades.map(([at]) => Math.floor(at / (5 * S)))).size;
@@ -100,6 +100,9 @@ describe('CurveGain: the reserve at the start of the 5m window', () => {
       const copy = new CurveGain(Buffer.from(bytes));
       for (let now = 0; now <= 2_400; now += 20) expect(copy.reserveAtWindowStart(now * S)).toBe(g.reserveAtWindowStart(now * S));
       expect(Buffer.from(copy.toSnapshot()!)).toEqual(Buffer.from(g.toSnapshot()!));
+      // Not decoded until used: loaded and written again unread, the same bytes as they came.
+      const unread = Buffer.from(bytes);
+      expect(new CurveGain(unread).toSnapshot()).toBe(unread);
     }
   });
 });
