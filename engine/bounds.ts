@@ -38,7 +38,8 @@ export const SOLANA_WS_BACKFILL_MAX_PAGES = 10;
 // Supervisor
 
 /**
- * Default resident actors per kind (config `actors.residentMax`): past it the least
+ * Default resident actors per kind (config `actors.residentMax`), a backstop behind the
+ * byte bound below (ACTORS_RESIDENT_BYTES_MAX, which does the work): past it the least
  * recently used are passivated at the end of each applied batch, so that memory follows
  * the working set, not history, when nothing is idle by wall time (a replay, a
  * backfill, a catch-up). Before the bound, the market benchmark's replay of 300,000
@@ -48,7 +49,21 @@ export const SOLANA_WS_BACKFILL_MAX_PAGES = 10;
  * minutes; an LRU of 10,000 over that replay's pools reloads ~3,000 times in 330,000
  * events (20,000: 23 times).
  */
-export const ACTORS_RESIDENT_MAX = 10_000;
+export const ACTORS_RESIDENT_MAX = 1_000_000;
+/**
+ * Default estimated JS heap of resident actors, all kinds together, in bytes (config
+ * `actors.residentBytesMax`, 256 MiB): past it the least recently used actor of any kind
+ * is passivated at the end of each applied batch (engine/supervisor/budget.ts). By bytes
+ * and across kinds, not by a count per kind: a launchpad's pools die within minutes and
+ * its wallets trade for hours, so a count of 10,000 per kind held dead pools while a
+ * replay of 100,000 wallets wrote and read back a wallet snapshot for nearly every trade.
+ * Each kind estimates its actors (ActorBehavior.sizeOf, from heap measured with
+ * `--expose-gc` over a market replay: a pool ~7.7 KB, a wallet ~0.4 KB + 0.7 KB a
+ * position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
+ */
+export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
+/** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */
+export const ACTOR_BYTES_DEFAULT = 2_048;
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */
 export const ABSENT_MAX = 100_000;
 /** Stale epochs reserved at each start for the run's rebuilds, in one synchronous write (engine/supervisor/epochs.ts); a restart moves stale candle seqs on by about this many gaps. */

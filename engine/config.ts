@@ -3,6 +3,7 @@ import {
   INGEST_BATCHES_IN_FLIGHT_MAX,
   INGEST_BATCH_MAX,
   ACTORS_RESIDENT_MAX,
+  ACTORS_RESIDENT_BYTES_MAX,
   INGEST_LINE_BYTES_MAX,
   APPLY_SLICE_MS,
   SOLANA_WS_BACKFILL_MAX_PAGES,
@@ -102,10 +103,16 @@ export const configSchema = z
           .int()
           .min(1)
           .default(ACTORS_RESIDENT_MAX)
-          .describe('actors of one kind (pools, tokens, wallet labels) kept in memory at most; past it the least recently used are passivated after each batch, idle or not'),
+          .describe('actors of one kind (pools, tokens, wallets...) kept in memory at most, a backstop behind residentBytesMax; past it the least recently used of the kind are passivated after each batch, idle or not'),
+        residentBytesMax: z
+          .number()
+          .int()
+          .min(1)
+          .default(ACTORS_RESIDENT_BYTES_MAX)
+          .describe('estimated bytes of JS heap of the actors kept in memory, every kind together; past it the least recently used actors of any kind are passivated after each batch, idle or not (each kind estimates its own: a pool ~7.7 KB, a wallet ~0.4 KB + 0.7 KB a position)'),
       })
       .strict()
-      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX }),
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX }),
     retention: z
       .object({
         tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history), and with them the 1s and 15s candles, which are folded from the trades; longer candle intervals are kept'),

@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { RecentWalletPools, createQuery, type EngineStatus, type Query, type ResearchFeed } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/index.ts';
-import { Checkpointer, checkpointOf, latestAtOf } from './supervisor/index.ts';
+import { Checkpointer, ResidentBytes, checkpointOf, latestAtOf } from './supervisor/index.ts';
 import { ActorHost } from './supervisor/index.ts';
 import { Router } from './supervisor/index.ts';
 import { StaleEpochs } from './supervisor/index.ts';
@@ -147,6 +147,7 @@ export class Engine {
       router: this.router,
       idleMs: options.config.actors.idleMs,
       residentMax: options.config.actors.residentMax,
+      budget: new ResidentBytes(options.config.actors.residentBytesMax),
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,

@@ -14,6 +14,14 @@
  * one Float64Array, allocated on a curve's first trade: 2 KB per bonding-curve pool,
  * nothing for AMM pools. A trade arriving after its bucket left the ring (more than
  * 320 s late) only moves the register if it is later by position than what it holds.
+ *
+ * The snapshot holds the register, the newest time and the entries in use only (a
+ * curve's pool is snapshotted whenever it is passivated, and most curves trade in a few
+ * buckets: 2,088 bytes dense, 40 + 32 a bucket in use); the ring with every entry in use
+ * is written dense, as snapshots of earlier versions are. A snapshot's bytes are decoded
+ * at the first use, not at load: a pool loaded to be read in the background (the
+ * ranking feeds, the research refresh) or evicted again before its next curve trade
+ * never decodes them (2 KB allocated and filled each), and writes them back as they came.
  */
 
 const BUCKET_MS = 5_000;
@@ -28,6 +36,10 @@ const RESERVE = 3;
 /** The register sits after the ring. */
 const REGISTER = RING * FIELDS;
 const SIZE = REGISTER + FIELDS;
+/** Doubles of a dense snapshot: the ring, the register, the newest time. */
+const DENSE = SIZE + 1;
+/** Doubles of a sparse snapshot before its entries: the register, the newest time. */
+const SPARSE_HEAD = FIELDS + 1;
 /** Sub-slot position: tx index × SPAN + event index (as candles order trades). */
 const SPAN = 65_536;
 
@@ -37,19 +49,38 @@ const later = (d: Float64Array, o: number, bucket: number, slot: number, sub: nu
 export class CurveGain {
   private d: Float64Array | null;
   private newestAt = -Infinity;
+  /** The snapshot's bytes until first used (see above); null once decoded, or without one. */
+  private restored: Uint8Array | null;
 
   constructor(snapshot?: Uint8Array | null) {
     this.d = null;
-    if (snapshot && snapshot.byteLength === (SIZE + 1) * 8) {
-      const all = new Float64Array(SIZE + 1);
+    this.restored = snapshot && snapshot.byteLength % 8 === 0 ? snapshot : null;
+  }
+
+  private decode(): void {
+    const snapshot = this.restored!;
+    this.restored = null;
+    const length = snapshot.byteLength / 8;
+    if (length === DENSE) {
+      const all = new Float64Array(DENSE);
       new Uint8Array(all.buffer).set(snapshot);
       this.newestAt = all[SIZE]!;
       this.d = all.subarray(0, SIZE);
+    } else if (length >= SPARSE_HEAD && (length - SPARSE_HEAD) % FIELDS === 0) {
+      const sparse = new Float64Array(length);
+      new Uint8Array(sparse.buffer).set(snapshot);
+      const d = empty();
+      d.set(sparse.subarray(0, FIELDS), REGISTER);
+      this.newestAt = sparse[FIELDS]!;
+      // Each entry back at its bucket's place in the ring.
+      for (let i = SPARSE_HEAD; i < length; i += FIELDS) d.set(sparse.subarray(i, i + FIELDS), (sparse[i + BUCKET]! % RING) * FIELDS);
+      this.d = d;
     }
   }
 
   /** A curve trade: `reserve` is its real base reserve after the trade, whole tokens. */
   add(at: number, slot: number, txIndex: number, eventIndex: number, reserve: number): void {
+    if (this.restored !== null) this.decode();
     const d = (this.d ??= empty());
     if (at > this.newestAt) this.newestAt = at;
     const bucket = Math.floor(at / BUCKET_MS);
@@ -70,6 +101,7 @@ export class CurveGain {
    * newest trade when `now` is before it); null when the curve had no trade before.
    */
   reserveAtWindowStart(now: number): number | null {
+    if (this.restored !== null) this.decode();
     const d = this.d;
     if (d === null) return null;
     const start = Math.floor(Math.max(now, this.newestAt) / BUCKET_MS) - (WINDOW_BUCKETS - 1);
@@ -83,13 +115,29 @@ export class CurveGain {
     return best < 0 ? null : d[best + RESERVE]!;
   }
 
-  /** Bytes for the pool's snapshot; null before the first curve trade. */
+  /** Bytes for the pool's snapshot (sparse, or dense when every entry is in use: see above); null before the first curve trade. */
   toSnapshot(): Uint8Array | null {
-    if (this.d === null) return null;
-    const all = new Float64Array(SIZE + 1);
-    all.set(this.d);
-    all[SIZE] = this.newestAt;
-    return new Uint8Array(all.buffer);
+    if (this.restored !== null) return this.restored;
+    const d = this.d;
+    if (d === null) return null;
+    let used = 0;
+    for (let o = 0; o < REGISTER; o += FIELDS) if (d[o + BUCKET] !== -Infinity) used++;
+    if (used === RING) {
+      const all = new Float64Array(DENSE);
+      all.set(d);
+      all[SIZE] = this.newestAt;
+      return new Uint8Array(all.buffer);
+    }
+    const sparse = new Float64Array(SPARSE_HEAD + used * FIELDS);
+    sparse.set(d.subarray(REGISTER, SIZE));
+    sparse[FIELDS] = this.newestAt;
+    let i = SPARSE_HEAD;
+    for (let o = 0; o < REGISTER; o += FIELDS) {
+      if (d[o + BUCKET] === -Infinity) continue;
+      sparse.set(d.subarray(o, o + FIELDS), i);
+      i += FIELDS;
+    }
+    return new Uint8Array(sparse.buffer);
   }
 }
 

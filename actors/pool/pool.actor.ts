@@ -170,6 +170,15 @@ interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' 
 }
 
 /**
+ * A pool's heap for the resident bound (ActorBehavior.sizeOf), measured with `--expose-gc`
+ * as the heap the pools' passivation freed after a market replay (100,000 swaps over
+ * 10,000 pools, their trades written: 7.7 KB a pool; windows, candle buckets, counters),
+ * plus the trades it holds unsaved (their encoded bytes) and the swaps it holds waiting.
+ */
+const POOL_BYTES = 7_700;
+const WAITING_SWAP_BYTES = 1_000;
+
+/**
  * One actor per pool: its reserves, totals, trades, candles, rolling windows and
  * distinct wallets. Swaps before the pool event or the token's decimals wait in the
  * state and are applied once those are known. Trades reach the trades store in blocks,
@@ -194,6 +203,7 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
       }
     },
     initial: (key, staleGaps) => initialPool(key, candles, staleGaps, trades),
+    sizeOf: (state) => POOL_BYTES + state.unsaved.byteLength + state.waiting.length * WAITING_SWAP_BYTES,
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {

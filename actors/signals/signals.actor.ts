@@ -129,6 +129,8 @@ export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds
     emits: ['signal'],
     route: tokensOf,
     initial: (token) => ({ token, signals: new TokenSignals(token, thresholds) }),
+    // Measured as the pools' (pool.actor.ts POOL_BYTES): 1.2 KB a token's signal state on the market replay.
+    sizeOf: () => 1_200,
     apply(state, e, ctx) {
       OUT.length = 0;
       if (e.type === 'pool.trade') {

@@ -39,6 +39,8 @@ export function createTokenBehavior(outputs?: TokenOutputs, { sniperSlots = DEFA
     }
   },
   initial: initialToken,
+  // Measured as the pools' (pool.actor.ts POOL_BYTES): 1.3 KB a token without holders; a holder's Map entry and holding ~200 bytes.
+  sizeOf: (state) => 1_300 + 200 * state.holders.size,
   /**
    * A balance event's token.holders again, while it is still the wallet's current
    * balance. One a later slot replaced is not (the token keeps one balance per wallet):

@@ -56,6 +56,7 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
     ...(signals ? { emits: ['signal'] } : {}),
     route: walletOf,
     initial: (key) => initialWallet(key),
+    sizeOf: (state) => WALLET_BYTES + POSITION_BYTES * state.positions.size,
     apply(state, e, ctx) {
       if (e.type === 'pool.trade') {
         // Before the trade changes the position: the signals read it as it was.
@@ -81,6 +82,16 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
 }
 
 const OUT: Signal[] = [];
+
+/**
+ * A wallet's heap for the resident bound (ActorBehavior.sizeOf): measured with
+ * `--expose-gc` as the heap a kind's passivation freed after a market replay (100,000
+ * swaps, 9,977 wallets of 10 positions on average: 7.4 KB a wallet), about 700 bytes a
+ * position (its object, day rows and level arrays, its Map entry and token key) and the
+ * rest the wallet's own.
+ */
+const WALLET_BYTES = 400;
+const POSITION_BYTES = 700;
 
 /** Wallet accounting without signals. */
 export const walletBehavior: ActorBehavior<WalletState> = createWalletBehavior();

@@ -93,6 +93,13 @@ export interface ActorBehavior<S = unknown> {
    * actor at most once), and an actor passivated so is dirty again when activated.
    */
   beforeSnapshot?(state: S, key: string): boolean | void;
+  /**
+   * The actor's JS heap in bytes, estimated (the resident bound by bytes, config
+   * `actors.residentBytesMax`: engine/supervisor/budget.ts); default ACTOR_BYTES_DEFAULT.
+   * Called when the actor becomes resident and at its first use in each batch: cheap
+   * (counts of what it holds times sizes measured once), not a walk over its state.
+   */
+  sizeOf?(state: Readonly<S>): number;
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
   /**

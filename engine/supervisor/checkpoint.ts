@@ -1,6 +1,7 @@
 import { RESEARCH_SLICES_MAX } from '../bounds.ts';
 import { inSlices, sliceOf } from '../slices.ts';
 import type { Storage } from '../../storage/index.ts';
+import { evictOverBytes } from './budget.ts';
 import type { ActorHost } from './host.ts';
 
 const CHECKPOINT_KEY = 'checkpoint';
@@ -132,9 +133,12 @@ export class Checkpointer {
 
 /**
  * Passivates the least recently used actors of each kind past `actors.residentMax`
- * (ActorHost.evictOverBound): what keeps memory bounded when nothing is idle by wall
- * time. Between two events, as the idle sweep's slices are.
+ * (ActorHost.evictOverBound), then those of any kind past `actors.residentBytesMax`
+ * (evictOverBytes, over the budget the hosts share): what keeps memory bounded when
+ * nothing is idle by wall time. Between two events, as the idle sweep's slices are.
  */
 export function evictOverBound(hosts: readonly ActorHost<any>[]): void {
   for (const host of hosts) if (host.overBound > 0) host.evictOverBound();
+  const budget = hosts[0]?.budget;
+  if (budget && budget.over > 0) evictOverBytes(hosts, budget);
 }

@@ -1,4 +1,4 @@
-import { ABSENT_MAX } from '../bounds.ts';
+import { ABSENT_MAX, ACTOR_BYTES_DEFAULT } from '../bounds.ts';
 import { randomInt } from 'node:crypto';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import { DERIVED_TYPES } from '../model/index.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Snapshot, Storage } from '../../storage/index.ts';
+import type { ResidentBytes } from './budget.ts';
 import type { StaleEpochs } from './epochs.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from './behavior.ts';
 import type { Router } from './router.ts';
@@ -33,6 +34,8 @@ interface Resident<S> {
   dirty: boolean;
   /** Its latest snapshot write while uncommitted (LMDB does not show it to reads yet). */
   pendingWrite: Promise<boolean> | null;
+  /** Its heap estimate as counted in the host's ResidentBytes (0 while not resident). */
+  bytes: number;
 }
 
 interface PersistedActor {
@@ -68,6 +71,12 @@ export interface HostOptions {
    * `evictOverBound` passivates the least recently used. Infinity: no bound.
    */
   residentMax?: number;
+  /**
+   * The estimated heap of the resident actors, shared by the engine's hosts (config
+   * `actors.residentBytesMax`): past it, evictOverBytes passivates the least recently used
+   * of any kind. Absent: no byte bound.
+   */
+  budget?: ResidentBytes;
   restartsMax: number;
   /** The window restartsMax counts over, on the engine clock (`clock`: event time in replays, simulated in tests). */
   restartWindowMs?: number;
@@ -144,9 +153,14 @@ export class ActorHost<S> {
   recovering = false;
   /** This host's run, written into its snapshots (PersistedActor.run). */
   private readonly run = randomInt(1, 2 ** 47);
+  /** The byte bound it shares with the engine's other hosts (HostOptions.budget), or null. */
+  readonly budget: ResidentBytes | null;
+  /** Estimated bytes of its resident actors (its part of `budget`). */
+  private residentBytes = 0;
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
+    this.budget = options.budget ?? null;
     this.takes = new Set(behavior.takes);
     this.takesDerived = behavior.takes.some((type) => (DERIVED_TYPES as readonly string[]).includes(type));
     const router = options.router;
@@ -222,7 +236,7 @@ export class ActorHost<S> {
     if (resident) return resident.state;
     const moving = this.inTransit.get(key);
     if (moving) return moving.resident.state;
-    if (this.residents.size < (this.options.residentMax ?? Infinity)) return this.activate(key, false)?.state;
+    if (this.residents.size < (this.options.residentMax ?? Infinity) && (this.budget === null || this.budget.bytes < this.budget.max)) return this.activate(key, false)?.state;
     if (this.absent.has(key)) return undefined;
     const id = this.idOf(key);
     const snapshot = this.options.storage.snapshots.get(id) as Snapshot<PersistedActor> | undefined;
@@ -239,6 +253,35 @@ export class ActorHost<S> {
     resident.lastUsed = now;
     this.residents.delete(resident.key);
     this.residents.set(resident.key, resident);
+    // Once per batch: what the previous batches made of it (a wallet's new positions).
+    this.charge(resident);
+  }
+
+  /** Counts the actor's heap estimate now (ActorBehavior.sizeOf) in place of the one counted before. */
+  private charge(resident: Resident<S>): void {
+    const bytes = this.behavior.sizeOf ? this.behavior.sizeOf(resident.state) : ACTOR_BYTES_DEFAULT;
+    const change = bytes - resident.bytes;
+    if (change === 0) return;
+    resident.bytes = bytes;
+    this.residentBytes += change;
+    if (this.budget !== null) this.budget.bytes += change;
+  }
+
+  /** Takes a resident leaving memory out of the byte count. */
+  private release(resident: Resident<S>): void {
+    this.residentBytes -= resident.bytes;
+    if (this.budget !== null) this.budget.bytes -= resident.bytes;
+    resident.bytes = 0;
+  }
+
+  /** Estimated heap of its resident actors, in bytes (ActorBehavior.sizeOf; for tests and diagnostics). */
+  get bytes(): number {
+    return this.residentBytes;
+  }
+
+  /** Its residents' keys and last uses, least recently used first (evictOverBytes merges the hosts' orders). */
+  leastRecentlyUsed(): Iterator<{ readonly key: string; readonly lastUsed: number }> {
+    return this.residents.values();
   }
 
   /** Resident actors past the bound (`residentMax`); 0 when within it. */
@@ -258,6 +301,13 @@ export class ActorHost<S> {
     return held;
   }
 
+  /** heldInFlight's actors' heap estimates: what the byte bound may be overshot by until their writes commit. */
+  heldInFlightBytes(): number {
+    let held = 0;
+    for (const resident of this.residents.values()) if (resident.pendingWrite !== null && resident.dirty) held += resident.bytes;
+    return held;
+  }
+
   /**
    * Passivates the least recently used actors until the kind is within `residentMax`,
    * as an idle sweep would (snapshot, then dropped; in transit until it commits). One
@@ -271,23 +321,37 @@ export class ActorHost<S> {
     let evicted = 0;
     for (const resident of this.residents.values()) {
       if (excess === 0) break;
-      // Changed since its last snapshot, which is still in flight (it was passivated and
-      // came back from inTransit, or a checkpoint wrote it): what that snapshot wrote
-      // beside it (a pool's trades) is not committed either, so a snapshot now would
-      // hold the new changes back. It goes at a later batch, once committed; one not
-      // changed since goes now (into inTransit until the commit), as after a checkpoint.
-      if (resident.pendingWrite !== null && resident.dirty) continue;
-      this.beforeEvict?.(resident.key);
-      if (resident.dirty) {
-        this.writeSnapshot(resident);
-        if (resident.dirty) continue;
-      }
-      this.passivate(resident);
-      this.options.metrics.actorEvictions.inc({ kind: this.kind });
+      if (!this.evictResident(resident)) continue;
       excess--;
       evicted++;
     }
     return evicted;
+  }
+
+  /**
+   * Passivates one resident for a bound (evictOverBound, evictOverBytes), unless it must
+   * stay for now (see evictResident). True when it was passivated.
+   */
+  evictOne(key: string): boolean {
+    const resident = this.residents.get(key);
+    return resident !== undefined && this.evictResident(resident);
+  }
+
+  private evictResident(resident: Resident<S>): boolean {
+    // Changed since its last snapshot, which is still in flight (it was passivated and
+    // came back from inTransit, or a checkpoint wrote it): what that snapshot wrote
+    // beside it (a pool's trades) is not committed either, so a snapshot now would
+    // hold the new changes back. It goes at a later batch, once committed; one not
+    // changed since goes now (into inTransit until the commit), as after a checkpoint.
+    if (resident.pendingWrite !== null && resident.dirty) return false;
+    this.beforeEvict?.(resident.key);
+    if (resident.dirty) {
+      this.writeSnapshot(resident);
+      if (resident.dirty) return false;
+    }
+    this.passivate(resident);
+    this.options.metrics.actorEvictions.inc({ kind: this.kind });
+    return true;
   }
 
   /**
@@ -410,6 +474,7 @@ export class ActorHost<S> {
       write.then(settle, settle);
     }
     this.residents.delete(resident.key);
+    this.release(resident);
     this.options.metrics.actorPassivations.inc({ kind: this.kind });
     this.options.metrics.actorsAlive.dec({ kind: this.kind });
   }
@@ -449,6 +514,7 @@ export class ActorHost<S> {
     if (moving) {
       this.inTransit.delete(key);
       this.residents.set(key, moving.resident);
+      this.charge(moving.resident);
       this.options.metrics.actorsAlive.inc({ kind: this.kind });
       return moving.resident;
     }
@@ -464,6 +530,7 @@ export class ActorHost<S> {
     const resident = this.newResident(key, id, snapshot);
     this.load(resident, snapshot);
     this.residents.set(key, resident);
+    this.charge(resident);
     this.options.metrics.actorsAlive.inc({ kind: this.kind });
     return resident;
   }
@@ -480,6 +547,7 @@ export class ActorHost<S> {
       lastUsed: this.batchNow || performance.now(),
       dirty: snapshot?.state.heldBack === true,
       pendingWrite: null,
+      bytes: 0,
     };
   }
 
@@ -674,6 +742,7 @@ export class ActorHost<S> {
   /** Drops a broken actor for good (until restart); later events for it go to dead letters. */
   private stop(resident: Resident<S>, event: ActorEvent, seq: number, reason: string): void {
     this.residents.delete(resident.key);
+    this.release(resident);
     this.stopped.add(resident.key);
     this.options.metrics.actorsAlive.dec({ kind: this.kind });
     this.options.deadLetter('actor', reason, event, `actor:${resident.id}`, { seq, type: event.type });

@@ -81,6 +81,30 @@ describe('CurveGain: the reserve at the start of the 5m window', () => {
     for (const now of [60, 400, 500, 700]) expect(copy.reserveAtWindowStart(now * S)).toBe(g.reserveAtWindowStart(now * S));
     expect(new CurveGain().toSnapshot()).toBeNull();
   });
+
+  it('writes only the buckets in use, the whole ring when all are, reads both and the dense snapshots of earlier versions, and decodes them at first use', () => {
+    const few = gainOf(trades);
+    // Register and newest time, then 32 bytes a bucket in use, not the ring's 2,088 bytes.
+    const inUse = new Set(trades.map(([at]) => Math.floor(at / (5 * S)))).size;
+    expect(few.toSnapshot()!.byteLength).toBe(40 + 32 * inUse);
+    // A trade every 5 s for 30 minutes: every entry of the ring in use, the dense form.
+    const full = new CurveGain();
+    for (let i = 0; i < 360; i++) full.add(i * 5 * S, 1_000 + i, 0, 0, 10_000 - i);
+    expect(full.toSnapshot()!.byteLength).toBe(2_088);
+    // The dense form of the few buckets, as versions before this one wrote it: the ring, the register, the newest time.
+    const d = (few as unknown as { d: Float64Array }).d;
+    const dense = new Float64Array(261);
+    dense.set(d);
+    dense[260] = (few as unknown as { newestAt: number }).newestAt;
+    for (const [g, bytes] of [[few, few.toSnapshot()!], [full, full.toSnapshot()!], [few, new Uint8Array(dense.buffer)]] as const) {
+      const copy = new CurveGain(Buffer.from(bytes));
+      for (let now = 0; now <= 2_400; now += 20) expect(copy.reserveAtWindowStart(now * S)).toBe(g.reserveAtWindowStart(now * S));
+      expect(Buffer.from(copy.toSnapshot()!)).toEqual(Buffer.from(g.toSnapshot()!));
+      // Not decoded until used: loaded and written again unread, the same bytes as they came.
+      const unread = Buffer.from(bytes);
+      expect(new CurveGain(unread).toSnapshot()).toBe(unread);
+    }
+  });
 });
 
 describe('curveGain5m (bonding_curve_gain_5m_pct)', () => {
