@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { NO_LONG_TASKS, type LongTasks } from '../long-tasks.ts';
 import { runUntil } from '../slices.ts';
 
 /** What a tick begins: the steps of a pass to run in slices, or nothing (null, or a tick done in one go). */
@@ -38,6 +39,8 @@ export interface TickerOptions {
   /** Longest stretch of one slice of a pass before it goes on after the next batch or in the next event-loop turn (0: one step). */
   sliceMs: number;
   log: Logger;
+  /** Ticks and slices past `debug.longTaskMs` are logged (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /**
@@ -168,9 +171,18 @@ export class Ticker {
 
   /** Ends the subscriber's pass under way, begins the tick's and runs its first slice; true when it has more. */
   private tick(s: Subscription, at: number): boolean {
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    if (!longTasks.on) return this.tickNow(s, at);
+    const started = performance.now();
+    const left = this.tickNow(s, at);
+    longTasks.took(`tick:${s.name}`, performance.now() - started);
+    return left;
+  }
+
+  private tickNow(s: Subscription, at: number): boolean {
     try {
       const previous = this.passOf(s);
-      if (previous) runUntil(previous, Infinity);
+      if (previous) (this.options.longTasks ?? NO_LONG_TASKS).time(`finish:${s.name}`, () => runUntil(previous, Infinity));
       s.pass = s.subscriber.onTick(at) ?? null;
     } catch (err) {
       return this.failed(s, err);
@@ -182,10 +194,13 @@ export class Ticker {
   private slice(s: Subscription): boolean {
     const pass = this.passOf(s);
     if (!pass) return false;
+    const started = performance.now();
     try {
-      if (!runUntil(pass, performance.now() + this.options.sliceMs)) return true;
+      if (!runUntil(pass, started + this.options.sliceMs)) return true;
     } catch (err) {
       return this.failed(s, err);
+    } finally {
+      this.options.longTasks?.took(`slice:${s.name}`, performance.now() - started);
     }
     s.pass = null;
     return false;
