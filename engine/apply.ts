@@ -2,6 +2,7 @@ import { Observable, Subject } from 'rxjs';
 import type { Logger } from 'pino';
 import type { Storage } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
+import { NO_LONG_TASKS, type LongTasks } from './long-tasks.ts';
 import { timeOf, type IngestEvent } from './ingest/index.ts';
 import { readLog, type CommittedBatch } from './ingest/index.ts';
 import { evictOverBound } from './supervisor/index.ts';
@@ -34,6 +35,8 @@ export interface ApplierOptions {
   follow: (event: IngestEvent) => void;
   /** Longest the apply of batches holds the event loop at once, in ms (config `ingest.applySliceMs`); Infinity or absent: a whole batch in its turn. */
   applySliceMs?: number;
+  /** Slices past `debug.longTaskMs` are logged as `apply`, evictions past the bound as `evict` (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /**
@@ -103,7 +106,7 @@ export class Applier {
    */
   applyBatch(batch: CommittedBatch): void {
     this.pending.push(batch);
-    if (this.pending.length === 1 && !this.resumeQueued) this.applyPending();
+    if (this.pending.length === 1 && !this.resumeQueued) this.applyTimed();
   }
 
   /** Batches committed and not applied yet (the gate holds sources back past a few). */
@@ -131,8 +134,17 @@ export class Applier {
 
   private readonly resume = () => {
     this.resumeQueued = false;
-    this.applyPending();
+    this.applyTimed();
   };
+
+  /** applyPending, timed when the long-task logger is on. */
+  private applyTimed(): void {
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    if (!longTasks.on) return this.applyPending();
+    const started = performance.now();
+    this.applyPending();
+    longTasks.took('apply', performance.now() - started);
+  }
 
   /** Applies pending batches for one slice; queues the next turn if some are left. */
   private applyPending(): void {
@@ -143,7 +155,6 @@ export class Applier {
     for (const host of hosts) host.batch(now);
     const sink = this.options.sink();
     let finished = true;
-    const applied: CommittedBatch[] = [];
     try {
       while (this.pending.length) {
         const batch = this.pending[0]!;
@@ -157,8 +168,15 @@ export class Applier {
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
         }, deadline);
         if (!finished) break;
+        // The bound is kept before the batch counts as applied, within the slice: what is
+        // left to evict is evicted first in the next turns, before more events.
+        if (!(this.options.longTasks ?? NO_LONG_TASKS).time('evict', () => evictOverBound(hosts, deadline))) {
+          finished = false;
+          break;
+        }
         this.pending.shift();
-        applied.push(batch);
+        // To embedders now, within the bound, before the next batch activates more.
+        this.handOn(batch);
         if (this.pending.length && performance.now() >= deadline) {
           finished = false;
           break;
@@ -166,13 +184,8 @@ export class Applier {
       }
     } finally {
       for (const host of hosts) host.batch(0);
-      // At a batch's end, as when batches were applied whole (the bound tests count
-      // there): evicting at every slice may passivate actors the rest of their batch
-      // brings back again.
-      if (applied.length) evictOverBound(hosts);
       // The slice's frames go out now, not after the live flush's slice below.
       sink.flush?.();
-      for (const batch of applied) this.handOn(batch);
       if (this.seqWaiters.length) this.wakeApplied();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();
