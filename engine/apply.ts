@@ -146,9 +146,33 @@ export class Applier {
     longTasks.took('apply', performance.now() - started);
   }
 
+  /** Batches applied whole, each in its turn (`mds replay`, applySliceMs 0): a pass that holds the events ends before the next, at once. */
+  private get wholeBatches(): boolean {
+    return this.options.applySliceMs === undefined || this.options.applySliceMs === Infinity;
+  }
+
+  /** A pass that holds the events ended (Ticker.whenReleased): applying goes on in the next turn. */
+  private waitingRelease = false;
+  private readonly released = () => {
+    this.waitingRelease = false;
+    if (this.resumeQueued || this.pending.length === 0) return;
+    this.resumeQueued = true;
+    setImmediate(this.resume);
+  };
+
   /** Applies pending batches for one slice; queues the next turn if some are left. */
   private applyPending(): void {
     const { hosts, ticker } = this.options;
+    // A pass that must see the state at its tick is under way (the ranking recompute):
+    // the next event waits for its end, with the event loop free between its slices.
+    if (ticker.holding && this.wholeBatches) ticker.finishHolding();
+    if (ticker.holding) {
+      if (!this.waitingRelease) {
+        this.waitingRelease = true;
+        ticker.whenReleased(this.released);
+      }
+      return;
+    }
     const sliceMs = this.options.applySliceMs ?? Infinity;
     const now = performance.now();
     const deadline = sliceMs === Infinity ? Infinity : now + sliceMs;
@@ -162,7 +186,7 @@ export class Applier {
         // Parsed once, before the actors see them, for embedders (handOn) that listen.
         if (this.listeners.length > 0 || this.stamped.observed) void batch.events;
         finished = batch.eachUntil((event, i) => {
-          this.apply(firstSeq + i, event);
+          if (!this.apply(firstSeq + i, event)) return false;
           // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
           // go out as it goes, not all at its end.
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
@@ -219,16 +243,24 @@ export class Applier {
     if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
   }
 
-  private apply(seq: number, event: IngestEvent): void {
+  /** False: not applied, a pass its time began holds it (Ticker.holding); it is handed out again once released. */
+  private apply(seq: number, event: IngestEvent): boolean {
     const at = timeOf(event);
-    if (at > this.latestAt) this.latestAt = at;
     this.options.clock.observe(at);
     // Ticks the event's time reached run before it, under a clock that moves with events.
-    this.options.ticker.observe();
+    const ticker = this.options.ticker;
+    ticker.observe();
+    if (ticker.holding) {
+      // Whole batches (`mds replay`): nothing reads meanwhile, the pass ends now.
+      if (this.wholeBatches) ticker.finishHolding();
+      else return false;
+    }
+    if (at > this.latestAt) this.latestAt = at;
     // To the hosts that take it, then what they derived from it (supervisor/router.ts).
     this.options.router.deliver(seq, event);
     this.appliedSeq = seq;
     this.options.follow(event);
+    return true;
   }
 
   /**

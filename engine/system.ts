@@ -273,7 +273,8 @@ export class Engine {
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));
-    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
+    // A tick that finds the pass under way lets it go on (joins): the pools touched since wait for the next pass.
+    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) }, { joins: true });
     // The feeds recompute on the engine clock (every second for the live feeds, SERVICE.md 6.2's cadence for the others).
     this.rankings = this.feeds
       ? new RankingStreams({

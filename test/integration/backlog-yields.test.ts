@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createEngine, type Engine } from '../../engine/system.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
-import { swapStream } from '../helpers/fixtures.ts';
+import { swapStream, testConfig } from '../helpers/fixtures.ts';
 
 /**
  * Reads during a backlog (issue 25): every long piece of main-thread work that a backlog
@@ -65,5 +67,48 @@ describe('a backlog yields to the event loop', () => {
     let mostInOneSlice = 0;
     for (let i = 1; i < counts.length; i++) mostInOneSlice = Math.max(mostInOneSlice, counts[i - 1]! - counts[i]!);
     expect(mostInOneSlice, 'snapshots written between two turns').toBe(1);
+  });
+
+  it('recomputes a ranking window in slices with no event applied between them, and ranks as the whole recompute does', async () => {
+    // 400 pools traded over 3 minutes of event time: the 5m window recomputes every minute over all of them.
+    const events = [...swapStream(18_000, 400, 13, true)];
+    const open = async (name: string, flushSliceMs: number) => {
+      const engine = await createEngine({ config: testConfig(join(temp.dir.path, name)), flushSliceMs });
+      opened.push(engine);
+      return engine;
+    };
+    const opened: Engine[] = [];
+    try {
+      // Slices of one step each (a few pools read), against one slice for all.
+      const sliced = await open('sliced', 0);
+      const whole = await open('whole', 1e9);
+      let delivered = 0;
+      sliced.router.subscribe('pool.trade', () => void delivered++);
+      /** While the recompute holds: the trades delivered at each turn (unchanged while it holds). */
+      const held: number[][] = [];
+      let stretch: number[] | null = null;
+      const watch = everyTurn(() => {
+        if (!sliced.ticker.holding) return void (stretch = null);
+        if (stretch === null) held.push((stretch = []));
+        stretch.push(delivered);
+      });
+      for (const engine of [sliced, whole]) {
+        for (let i = 0; i < events.length; i += 3_000) await Promise.all(events.slice(i, i + 3_000).map((ev) => engine.ingest(ev)));
+        await engine.gate.flush();
+      }
+      watch.stop();
+      expect(held.length, 'recomputes that spanned event-loop turns').toBeGreaterThan(0);
+      for (const turns of held) expect(new Set(turns).size, 'trades delivered while a recompute held').toBe(1);
+      // What the sliced recomputes gave is what the whole ones gave at the same engine times.
+      for (const feed of ['popular', 'top_gainers'] as const) {
+        for (const window of ['5m', '1h'] as const) {
+          const frame = sliced.rankings!.snapshotFrame(feed, window);
+          expect(frame).toBe(whole.rankings!.snapshotFrame(feed, window));
+          if (feed === 'popular' && window === '5m') expect(frame.match(/"rank":/g)?.length).toBeGreaterThan(20);
+        }
+      }
+    } finally {
+      for (const engine of opened) await engine.stop();
+    }
   });
 });
