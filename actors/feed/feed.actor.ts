@@ -258,16 +258,10 @@ const INPUT_STEP_POOLS = 8;
  * with no event applied between them (Ticker `holds`), so `traded` and every pool read
  * stay as they were at `now`.
  */
-export function windowInputSteps(
-  traded: ReadonlyMap<string, number>,
-  windows: readonly RankingWindow[],
-  now: number,
-  market: FeedMarket,
-  isStock: (token: string) => boolean,
-  out: Map<RankingWindow, Map<string, RankInput | null>>,
-): Generator<void> {
+export function windowInputSteps(...args: Parameters<typeof readInputs>): Generator<void> {
+  const [, windows, , , , out] = args;
   for (const w of windows) out.set(w, new Map());
-  return readInputs(traded, windows, now, market, isStock, out);
+  return readInputs(...args);
 }
 
 function* readInputs(
