@@ -178,6 +178,9 @@ export class Applier {
     const deadline = sliceMs === Infinity ? Infinity : now + sliceMs;
     for (const host of hosts) host.batch(now);
     const sink = this.options.sink();
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    /** Each event timed (and the frames' hand-over): the long-task logger is on. */
+    const timed = longTasks.on;
     let finished = true;
     try {
       while (this.pending.length) {
@@ -186,7 +189,11 @@ export class Applier {
         // Parsed once, before the actors see them, for embedders (handOn) that listen.
         if (this.listeners.length > 0 || this.stamped.observed) void batch.events;
         finished = batch.eachUntil((event, i) => {
-          if (!this.apply(firstSeq + i, event)) return false;
+          if (timed) {
+            const started = performance.now();
+            if (!this.apply(firstSeq + i, event)) return false;
+            longTasks.took(`event:${event.type}`, performance.now() - started);
+          } else if (!this.apply(firstSeq + i, event)) return false;
           // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
           // go out as it goes, not all at its end.
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
@@ -194,13 +201,14 @@ export class Applier {
         if (!finished) break;
         // The bound is kept before the batch counts as applied, within the slice: what is
         // left to evict is evicted first in the next turns, before more events.
-        if (!(this.options.longTasks ?? NO_LONG_TASKS).time('evict', () => evictOverBound(hosts, deadline))) {
+        if (!longTasks.time('evict', () => evictOverBound(hosts, deadline))) {
           finished = false;
           break;
         }
         this.pending.shift();
         // To embedders now, within the bound, before the next batch activates more.
-        this.handOn(batch);
+        if (timed) longTasks.time('handOn', () => this.handOn(batch));
+        else this.handOn(batch);
         if (this.pending.length && performance.now() >= deadline) {
           finished = false;
           break;
@@ -209,7 +217,8 @@ export class Applier {
     } finally {
       for (const host of hosts) host.batch(0);
       // The slice's frames go out now, not after the live flush's slice below.
-      sink.flush?.();
+      if (timed) longTasks.time('frames', () => sink.flush?.());
+      else sink.flush?.();
       if (this.seqWaiters.length) this.wakeApplied();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();

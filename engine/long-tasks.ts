@@ -8,8 +8,10 @@ const PROBE_MS = 10;
  * The long-task logger (config `debug.longTaskMs`; off by default): every named piece
  * of main-thread work that holds the event loop longer than the threshold is logged at
  * warn as `{ task, ms }` with the message 'long task'. Named: the apply of committed
- * batches (`apply`), each tick and each later slice of a ticker pass (`tick:<name>`,
- * `slice:<name>`), each slice of a checkpoint or idle sweep (`checkpoint`, `sweep`),
+ * batches (`apply`; within it each event, `event:<type>`, the hand-over of the slice's
+ * frames, `frames`, and of a batch to embedders, `handOn`), each tick and each later slice of a ticker pass (`tick:<name>`,
+ * `slice:<name>`, and the end of a pass a tick ran first, `finish:<name>`), each slice of
+ * a checkpoint or idle sweep (`checkpoint`, `sweep`; each snapshot, `snapshot:<kind>`),
  * the resident bound's evictions (`evict`); V8's garbage collections (`gc:<kind>`, from
  * a `gc` PerformanceObserver); and a probe timer that logs how late it ran (`loop`:
  * whatever held the loop, named or not, HTTP and WebSocket work included).
