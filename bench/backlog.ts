@@ -24,7 +24,7 @@ import { fmt, percentile } from './harness.ts';
  * unpinned: the clients share the cores with mds.
  *
  * `node --import tsx bench/backlog.ts [--swaps 200000] [--pools 5000] [--rounds 1]
- *  [--other TREE] [--slice-ab] [--long-tasks MS] [--cpu-prof DIR]`
+ *  [--other TREE] [--slice-ab] [--long-tasks MS] [--cpu-prof DIR] [--semi-space MiB]`
  * - `--other TREE`: each round measures this tree, then TREE (another commit's source
  *   tree with its node_modules, e.g. `git archive <commit> | tar -x -C TREE` and a
  *   node_modules link) on the same file, and the last line gives their ratios;
@@ -32,7 +32,9 @@ import { fmt, percentile } from './harness.ts';
  *   then the default;
  * - `--long-tasks MS`: this tree logs every main-thread task longer than MS
  *   (config `debug.longTaskMs`, engine/long-tasks.ts), summed per task name;
- * - `--cpu-prof DIR`: a V8 CPU profile of each mds child in DIR.
+ * - `--cpu-prof DIR`: a V8 CPU profile of each mds child in DIR;
+ * - `--semi-space MiB`: this tree's child runs with `--max-semi-space-size=MiB` instead
+ *   of NODE_FLAGS' 64 (`--other` the same tree to compare young-generation sizes).
  */
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
@@ -49,6 +51,8 @@ export interface BacklogRun {
   /** `debug.longTaskMs` (a tree that has it: this one). */
   longTaskMs?: number;
   cpuProfDir?: string;
+  /** V8's young-generation semi-space in MiB (`--max-semi-space-size`; default NODE_FLAGS', 64). */
+  semiSpaceMiB?: number;
 }
 
 /** Long tasks the child logged, per task name: how many, the longest and their sum (ms). */
@@ -68,7 +72,8 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
     if (run.applySliceMs !== undefined) config.ingest = { applySliceMs: run.applySliceMs };
     if (run.longTaskMs !== undefined) config.debug = { longTaskMs: run.longTaskMs };
     writeFileSync(configFile, JSON.stringify(config));
-    const flags = [...NODE_FLAGS, ...(run.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${run.cpuProfDir}`] : [])];
+    const v8 = run.semiSpaceMiB === undefined ? NODE_FLAGS : [`--max-semi-space-size=${run.semiSpaceMiB}`];
+    const flags = [...v8, ...(run.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${run.cpuProfDir}`] : [])];
     const child = spawn(process.execPath, [...flags, mds, 'serve', '--data', data, '--port', '0', '--host', HOST, '--clock', 'event', '--source', `ndjson:${file}`, '--log-level', 'info', '--config', configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -188,14 +193,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       other: { type: 'string' },
       'long-tasks': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'semi-space': { type: 'string' },
     },
   });
+  const semiSpaceMiB = values['semi-space'] === undefined ? undefined : Number(values['semi-space']);
   const longTaskMs = values['long-tasks'] === undefined ? undefined : Number(values['long-tasks']);
   const cpuProfDir = values['cpu-prof'];
   // The runs of a round, on the same file: this tree first, then what it is compared with.
   const plan: BacklogRun[] = values['slice-ab']
     ? [{ label: 'whole batches (applySliceMs 0)', applySliceMs: 0 }, { label: 'sliced (applySliceMs default)', longTaskMs, cpuProfDir }]
-    : [{ label: 'this tree', longTaskMs, cpuProfDir }];
+    : [{ label: semiSpaceMiB === undefined ? 'this tree' : `this tree, semi-space ${semiSpaceMiB} MiB`, longTaskMs, cpuProfDir, semiSpaceMiB }];
   if (values.other) plan.push({ label: `other (${values.other})`, tree: values.other, cpuProfDir });
   const results = new Map<string, BacklogResult[]>(plan.map((r) => [r.label, []]));
   const dir = mkdtempSync(join(tmpdir(), 'mds-bench-backlog-file-'));
