@@ -83,6 +83,10 @@ export class RankingStreams {
   private readonly stockMints: ReadonlySet<string>;
   /** The inputs being read, or read, for the windows still to recompute at its `at` (each taken once). */
   private reading: InputsReading | null = null;
+  /** Recomputes ticked and not done, in tick order: run one after the other, as whole ones ran. */
+  private readonly jobs: Array<{ window: RankingWindow; at: number; done: boolean }> = [];
+  /** The pass over `jobs` under way (any window's pass drives it). */
+  private runner: Generator<void> | null = null;
 
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
@@ -117,9 +121,41 @@ export class RankingStreams {
    * The non-live feeds' tick of one window, in steps: the pools traded are read (a yield
    * every few pools: a pass over fewer is one step, and holds nothing), then the three
    * feeds re-scored in the last. With no event applied between the steps, the result is
-   * the whole recompute's at `at`.
+   * the whole recompute's at `at`. Recomputes run one after the other in the order they
+   * ticked (the 24h one forgets pools from `traded`, which the others read), whichever
+   * window's pass drives them on: this pass ends once its own is done.
    */
   *recomputeSteps(window: RankingWindow, at: number): Generator<void> {
+    const job = { window, at, done: false };
+    this.jobs.push(job);
+    while (!job.done) {
+      this.runner ??= this.runJobs();
+      let step: IteratorResult<void>;
+      try {
+        step = this.runner.next();
+      } catch (err) {
+        this.runner = null;
+        throw err;
+      }
+      if (step.done) this.runner = null;
+      if (!job.done) yield;
+    }
+  }
+
+  private *runJobs(): Generator<void> {
+    while (this.jobs.length > 0) {
+      const job = this.jobs[0]!;
+      try {
+        yield* this.recomputeJob(job.window, job.at);
+      } finally {
+        // Also when it threw: the next recompute is not held behind it.
+        this.jobs.shift();
+        job.done = true;
+      }
+    }
+  }
+
+  private *recomputeJob(window: RankingWindow, at: number): Generator<void> {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
     // The pools traded are popular's (it alone takes the trades); each is read once for
