@@ -22,9 +22,9 @@ export type { HolderPosition } from './token/index.ts';
 export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/index.ts';
 export { activeLabels, type WalletLabelsState } from './labels/index.ts';
 /** The ranking feeds (actors/feed): the feed actor kind, its ticker passes, the books' rows and the rankings events. */
-export { createFeedBehavior, flushLive, forgetUntraded, recompute, windowInputs, type FeedBehaviorOptions, type FeedMarket, type FeedState } from './feed/index.ts';
+export { createFeedBehavior, flushLive, forgetUntraded, recompute, windowInputs, windowInputSteps, type FeedBehaviorOptions, type FeedMarket, type FeedState } from './feed/index.ts';
 export { FEED_DEFAULTS, FEED_NAMES, FEED_SORT, LIVE_FEEDS, RANKING_WINDOWS, RECOMPUTE_MS, type FeedName, type RankingWindow } from './feed/index.ts';
-export type { FeedBatch, FeedFlush, RankRow } from './feed/index.ts';
+export type { FeedBatch, FeedFlush, RankInput, RankRow } from './feed/index.ts';
 export { batchEvents, snapshotEvent, type RankingEvent, type SnapshotEvent } from './feed/index.ts';
 /** Wallet accounting (actors/wallet): positions, their windows and days, and the rankings' rows (refreshed through ActorHost.update). */
 export { DAY_MS, LV, avgCost, levelQuote, dailyRows, isOpen, rawOf, windowTotals, winRatePct, type Position, type WalletState } from './wallet/index.ts';

@@ -2,6 +2,7 @@ import { Observable, Subject } from 'rxjs';
 import type { Logger } from 'pino';
 import type { Storage } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
+import { NO_LONG_TASKS, type LongTasks } from './long-tasks.ts';
 import { timeOf, type IngestEvent } from './ingest/index.ts';
 import { readLog, type CommittedBatch } from './ingest/index.ts';
 import { evictOverBound } from './supervisor/index.ts';
@@ -34,6 +35,8 @@ export interface ApplierOptions {
   follow: (event: IngestEvent) => void;
   /** Longest the apply of batches holds the event loop at once, in ms (config `ingest.applySliceMs`); Infinity or absent: a whole batch in its turn. */
   applySliceMs?: number;
+  /** Slices past `debug.longTaskMs` are logged as `apply`, evictions past the bound as `evict` (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /**
@@ -103,7 +106,7 @@ export class Applier {
    */
   applyBatch(batch: CommittedBatch): void {
     this.pending.push(batch);
-    if (this.pending.length === 1 && !this.resumeQueued) this.applyPending();
+    if (this.pending.length === 1 && !this.resumeQueued) this.applyTimed();
   }
 
   /** Batches committed and not applied yet (the gate holds sources back past a few). */
@@ -131,19 +134,54 @@ export class Applier {
 
   private readonly resume = () => {
     this.resumeQueued = false;
+    this.applyTimed();
+  };
+
+  /** applyPending, timed when the long-task logger is on. */
+  private applyTimed(): void {
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    if (!longTasks.on) return this.applyPending();
+    const started = performance.now();
     this.applyPending();
+    longTasks.took('apply', performance.now() - started);
+  }
+
+  /** Batches applied whole, each in its turn (`mds replay`, applySliceMs 0): a pass that holds the events ends before the next, at once. */
+  private get wholeBatches(): boolean {
+    return this.options.applySliceMs === undefined || this.options.applySliceMs === Infinity;
+  }
+
+  /** A pass that holds the events ended (Ticker.whenReleased): applying goes on in the next turn. */
+  private waitingRelease = false;
+  private readonly released = () => {
+    this.waitingRelease = false;
+    if (this.resumeQueued || this.pending.length === 0) return;
+    this.resumeQueued = true;
+    setImmediate(this.resume);
   };
 
   /** Applies pending batches for one slice; queues the next turn if some are left. */
   private applyPending(): void {
     const { hosts, ticker } = this.options;
+    // A pass that must see the state at its tick is under way (the ranking recompute):
+    // the next event waits for its end, with the event loop free between its slices.
+    if (ticker.holding && this.wholeBatches) ticker.finishHolding();
+    if (ticker.holding) {
+      if (!this.waitingRelease) {
+        this.waitingRelease = true;
+        ticker.whenReleased(this.released);
+      }
+      return;
+    }
     const sliceMs = this.options.applySliceMs ?? Infinity;
     const now = performance.now();
     const deadline = sliceMs === Infinity ? Infinity : now + sliceMs;
     for (const host of hosts) host.batch(now);
     const sink = this.options.sink();
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    /** Each event timed (and the frames' hand-over): the long-task logger is on. */
+    const timed = longTasks.on;
     let finished = true;
-    const applied: CommittedBatch[] = [];
     try {
       while (this.pending.length) {
         const batch = this.pending[0]!;
@@ -151,14 +189,26 @@ export class Applier {
         // Parsed once, before the actors see them, for embedders (handOn) that listen.
         if (this.listeners.length > 0 || this.stamped.observed) void batch.events;
         finished = batch.eachUntil((event, i) => {
-          this.apply(firstSeq + i, event);
+          if (timed) {
+            const started = performance.now();
+            if (!this.apply(firstSeq + i, event)) return false;
+            longTasks.took(`event:${event.type}`, performance.now() - started);
+          } else if (!this.apply(firstSeq + i, event)) return false;
           // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
           // go out as it goes, not all at its end.
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
         }, deadline);
         if (!finished) break;
+        // The bound is kept before the batch counts as applied, within the slice: what is
+        // left to evict is evicted first in the next turns, before more events.
+        if (!longTasks.time('evict', () => evictOverBound(hosts, deadline))) {
+          finished = false;
+          break;
+        }
         this.pending.shift();
-        applied.push(batch);
+        // To embedders now, within the bound, before the next batch activates more.
+        if (timed) longTasks.time('handOn', () => this.handOn(batch));
+        else this.handOn(batch);
         if (this.pending.length && performance.now() >= deadline) {
           finished = false;
           break;
@@ -166,13 +216,9 @@ export class Applier {
       }
     } finally {
       for (const host of hosts) host.batch(0);
-      // At a batch's end, as when batches were applied whole (the bound tests count
-      // there): evicting at every slice may passivate actors the rest of their batch
-      // brings back again.
-      if (applied.length) evictOverBound(hosts);
       // The slice's frames go out now, not after the live flush's slice below.
-      sink.flush?.();
-      for (const batch of applied) this.handOn(batch);
+      if (timed) longTasks.time('frames', () => sink.flush?.());
+      else sink.flush?.();
       if (this.seqWaiters.length) this.wakeApplied();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();
@@ -206,16 +252,24 @@ export class Applier {
     if (this.stamped.observed) for (let i = 0; i < events.length; i++) this.stamped.next({ seq: firstSeq + i, event: events[i]! });
   }
 
-  private apply(seq: number, event: IngestEvent): void {
+  /** False: not applied, a pass its time began holds it (Ticker.holding); it is handed out again once released. */
+  private apply(seq: number, event: IngestEvent): boolean {
     const at = timeOf(event);
-    if (at > this.latestAt) this.latestAt = at;
     this.options.clock.observe(at);
     // Ticks the event's time reached run before it, under a clock that moves with events.
-    this.options.ticker.observe();
+    const ticker = this.options.ticker;
+    ticker.observe();
+    if (ticker.holding) {
+      // Whole batches (`mds replay`): nothing reads meanwhile, the pass ends now.
+      if (this.wholeBatches) ticker.finishHolding();
+      else return false;
+    }
+    if (at > this.latestAt) this.latestAt = at;
     // To the hosts that take it, then what they derived from it (supervisor/router.ts).
     this.options.router.deliver(seq, event);
     this.appliedSeq = seq;
     this.options.follow(event);
+    return true;
   }
 
   /**

@@ -173,6 +173,16 @@ export const configSchema = z
       })
       .strict()
       .default({ seed: 42, speed: 1 }),
+    debug: z
+      .object({
+        longTaskMs: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe('log (warn, "long task") every apply slice, tick, ticker slice, checkpoint slice, eviction, garbage collection or late event-loop turn that holds the main thread longer than this, with its name (0: off; engine/long-tasks.ts)'),
+      })
+      .strict()
+      .default({ longTaskMs: 0 }),
     plans: z
       .object({
         free: planSchema(DEFAULT_PLANS.free),

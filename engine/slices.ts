@@ -21,12 +21,16 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setI
 /**
  * Runs `steps`, holding the event loop about `sliceMs` at most before it lets other work
  * run for a turn (Infinity: all of it now, before the first await). False when
- * `running()` turned false between slices (the engine is stopping).
+ * `running()` turned false between slices (the engine is stopping). `took` is told how
+ * long each slice held the loop (the long-task logger).
  */
-export async function inSlices(steps: Iterator<void>, sliceMs: number, running: () => boolean): Promise<boolean> {
-  while (!runUntil(steps, performance.now() + sliceMs)) {
+export async function inSlices(steps: Iterator<void>, sliceMs: number, running: () => boolean, took?: (ms: number) => void): Promise<boolean> {
+  for (;;) {
+    const started = performance.now();
+    const done = runUntil(steps, started + sliceMs);
+    took?.(performance.now() - started);
+    if (done) return true;
     await nextTurn();
     if (!running()) return false;
   }
-  return true;
 }

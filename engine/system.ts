@@ -30,6 +30,7 @@ import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type 
 import type { WalletState } from '../actors/wallet/index.ts';
 
 import { Applier, type StampedEvent } from './apply.ts';
+import { LongTasks } from './long-tasks.ts';
 import { sliceOf } from './slices.ts';
 export type { StampedEvent } from './apply.ts';
 
@@ -122,6 +123,8 @@ export class Engine {
   private readonly research: ResearchFeed;
   private readonly subscription = new Subscription();
   private timers: NodeJS.Timeout[] = [];
+  /** The long-task logger (config `debug.longTaskMs`, off by default: engine/long-tasks.ts). */
+  readonly longTasks: LongTasks;
   private state: EngineStatus['status'] = 'starting';
 
   constructor(options: EngineOptions) {
@@ -129,6 +132,8 @@ export class Engine {
     this.log = options.log ?? silentLogger();
     this.clock = options.clock ?? createClock(options.config.clock);
     this.metrics = createMetrics(() => this.source.state());
+    this.longTasks = new LongTasks(options.config.debug.longTaskMs, this.log.child({ part: 'long-tasks' }));
+    const longTasks = this.longTasks;
     this.storage = openStorage(options.config.data);
     this.gate = new IngestGate({
       storage: this.storage,
@@ -156,7 +161,7 @@ export class Engine {
     this.walletIndexer = new WalletIndexer(options.config.data, (message) => this.log.error({ part: 'wallet-index' }, message));
     this.trades = new TradesRepo(this.storage, () => this.walletIndexer.poke());
     this.candles = new CandlesRepo(this.storage);
-    this.ticker = new Ticker({ clock: this.clock, sliceMs: options.flushSliceMs ?? 5, log: this.log.child({ part: 'ticker' }) });
+    this.ticker = new Ticker({ clock: this.clock, sliceMs: options.flushSliceMs ?? 5, log: this.log.child({ part: 'ticker' }), longTasks });
     this.source = new SourceRunner(this.gate, this.log);
     this.sources = new SourceRegistry<Engine>({ config: this.config, log: this.log }, this, options.sources);
     this.publisher = new MarketPublisher({
@@ -264,12 +269,13 @@ export class Engine {
         this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
       }
     };
-    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs) });
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs), longTasks });
     this.gate.follow(this.applier);
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.
     this.subscription.add(this.gate.committed$.subscribe((batch) => this.applier.applyBatch(batch)));
-    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) });
+    // A tick that finds the pass under way lets it go on (joins): the pools touched since wait for the next pass.
+    this.ticker.every('publisher', options.flushMs ?? 250, { onTick: () => publisher.flushPass(), underWay: () => (publisher.flushing ? publisher.flushPass() : null) }, { joins: true });
     // The feeds recompute on the engine clock (every second for the live feeds, SERVICE.md 6.2's cadence for the others).
     this.rankings = this.feeds
       ? new RankingStreams({
@@ -291,6 +297,7 @@ export class Engine {
       appliedSeq: () => this.applier.appliedSeq,
       latestAt: () => this.applier.latestAt,
       running: () => this.state === 'ready',
+      longTasks,
     });
   }
 
@@ -325,6 +332,7 @@ export class Engine {
     this.research.start(this.ticker);
     this.state = 'ready';
     this.ticker.start();
+    this.longTasks.start();
   }
 
   private pruning: Promise<RetentionResult> | null = null;
@@ -390,6 +398,7 @@ export class Engine {
   async stop(): Promise<void> {
     this.state = 'stopping';
     this.ticker.stop();
+    this.longTasks.stop();
     await this.source.stop();
     for (const timer of this.timers) clearInterval(timer);
     await this.pruning?.catch(() => {});

@@ -78,11 +78,12 @@ export class CommittedBatch {
    * every 16 events, `deadline` (performance.now()) has passed (false: call again for
    * the rest). An event that throws out of `fn` is not handed out again.
    */
-  eachUntil(fn: (event: IngestEvent, i: number) => void, deadline: number): boolean {
+  eachUntil(fn: (event: IngestEvent, i: number) => boolean | void, deadline: number): boolean {
     return this.walk(fn, this.next, this.nextByte, deadline, true);
   }
 
-  private walk(fn: (event: IngestEvent, i: number) => void, from: number, fromByte: number, deadline: number, resumable: boolean): boolean {
+  /** `fn` returning false: that event was not taken (it waits: engine/apply.ts), the walk stops before it and the next call hands it out again. */
+  private walk(fn: (event: IngestEvent, i: number) => boolean | void, from: number, fromByte: number, deadline: number, resumable: boolean): boolean {
     const known = this.known;
     const count = known.length;
     const events = this.parsed ?? (known.every(isKnown) ? (known as IngestEvent[]) : null);
@@ -92,18 +93,24 @@ export class CommittedBatch {
     try {
       while (i < count) {
         const index = i;
+        const lineStart = start;
         i++;
-        if (events) fn(events[index]!, index);
+        let taken: boolean | void;
+        if (events) taken = fn(events[index]!, index);
         else {
           const nl = bytes.indexOf(NEWLINE, start);
           const end = nl === -1 ? bytes.length : nl;
-          const lineStart = start;
           start = end + 1;
           const event = known[index];
           const chunk = columns === null ? null : columns[index]!;
-          if (event !== undefined) fn(event, index);
-          else if (chunk !== null) fn(swapFromColumns(chunk.bytes as Buffer, chunk.swaps!, rows![index]!), index);
-          else fn(JSON.parse(bytes.toString('utf8', lineStart, end)) as IngestEvent, index);
+          if (event !== undefined) taken = fn(event, index);
+          else if (chunk !== null) taken = fn(swapFromColumns(chunk.bytes as Buffer, chunk.swaps!, rows![index]!), index);
+          else taken = fn(JSON.parse(bytes.toString('utf8', lineStart, end)) as IngestEvent, index);
+        }
+        if (taken === false) {
+          i = index;
+          start = lineStart;
+          return false;
         }
         if ((i & 15) === 0 && deadline !== Infinity && i < count && performance.now() >= deadline) return false;
       }

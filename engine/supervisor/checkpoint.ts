@@ -1,4 +1,5 @@
 import { RESEARCH_SLICES_MAX } from '../bounds.ts';
+import { NO_LONG_TASKS, type LongTasks } from '../long-tasks.ts';
 import { inSlices, sliceOf } from '../slices.ts';
 import type { Storage } from '../../storage/index.ts';
 import { evictOverBytes } from './budget.ts';
@@ -29,6 +30,8 @@ export interface CheckpointDeps {
   latestAt(): number;
   /** False once the engine is stopping: a sliced pass gives up between slices (stop() writes its own checkpoint). */
   running(): boolean;
+  /** Slices past `debug.longTaskMs` are logged as `checkpoint`, `sweep` and `evict` (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /**
@@ -42,7 +45,15 @@ export class Checkpointer {
   /** A sweep of idle actors taken in slices, while under way. */
   private sweeping: Promise<number> | null = null;
 
-  constructor(private readonly deps: CheckpointDeps) {}
+  private readonly longTasks: LongTasks;
+  private readonly tookCheckpoint: (ms: number) => void;
+  private readonly tookSweep: (ms: number) => void;
+
+  constructor(private readonly deps: CheckpointDeps) {
+    const longTasks = (this.longTasks = deps.longTasks ?? NO_LONG_TASKS);
+    this.tookCheckpoint = (ms) => longTasks.took('checkpoint', ms);
+    this.tookSweep = (ms) => longTasks.took('sweep', ms);
+  }
 
   /**
    * Snapshots every changed actor and records the seq they all cover. By default all in
@@ -69,20 +80,30 @@ export class Checkpointer {
   private async checkpointNow(sliceMs: number): Promise<unknown> {
     const seq = this.deps.appliedSeq();
     this.deps.beginning();
-    if (!(await inSlices(this.snapshotSteps(), sliceMs, this.deps.running))) return false;
-    if (!(await inSlices(this.derivedSteps(sliceMs), sliceMs, this.deps.running))) return false;
+    if (!(await inSlices(this.snapshotSteps(), sliceMs, this.deps.running, this.tookCheckpoint))) return false;
+    if (!(await inSlices(this.derivedSteps(sliceMs), sliceMs, this.deps.running, this.tookCheckpoint))) return false;
     // What changed since the last slice, in the turn that writes C.
-    this.deps.derived.persist();
+    this.longTasks.time('checkpoint:persist', () => this.deps.derived.persist());
     return this.record(seq);
   }
 
-  /** Snapshots the actors changed now, yielding every 16. */
+  /**
+   * Snapshots the actors changed now, yielding after each: a slice ends at the first
+   * snapshot past its budget (one pool's takes ~0.1 ms, a feed actor's or the
+   * leaderboard's several ms; sixteen of them at once held a slice 10-20 times its 5 ms).
+   */
   private *snapshotSteps(): Generator<void> {
+    const longTasks = this.longTasks;
     for (const host of this.deps.hosts) {
       const keys = host.dirtyKeys();
+      const task = `snapshot:${host.kind}`;
       for (let i = 0; i < keys.length; i++) {
-        host.snapshotIfDirty(keys[i]!);
-        if ((i & 15) === 15) yield;
+        if (longTasks.on) {
+          const started = performance.now();
+          host.snapshotIfDirty(keys[i]!);
+          longTasks.took(task, performance.now() - started);
+        } else host.snapshotIfDirty(keys[i]!);
+        yield;
       }
     }
   }
@@ -113,19 +134,19 @@ export class Checkpointer {
 
   private async passivateNow(now: number, sliceMs: number): Promise<number> {
     // Reads (HTTP, the research refresh) activate actors outside batches: past the bound, the sweep evicts them too.
-    evictOverBound(this.deps.hosts);
+    this.longTasks.time('evict', () => evictOverBound(this.deps.hosts));
     const count = { passivated: 0 };
-    await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running);
+    await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running, this.tookSweep);
     return count.passivated;
   }
 
-  /** Passivates the actors idle at `now` (and still idle when their turn comes), yielding every 16. */
+  /** Passivates the actors idle at `now` (and still idle when their turn comes), yielding after each (see snapshotSteps). */
   private *passivationSteps(now: number, count: { passivated: number }): Generator<void> {
     for (const host of this.deps.hosts) {
       const keys = host.idleKeys(now);
       for (let i = 0; i < keys.length; i++) {
         if (host.passivateIfIdle(keys[i]!, now)) count.passivated++;
-        if ((i & 15) === 15) yield;
+        yield;
       }
     }
   }
@@ -136,9 +157,22 @@ export class Checkpointer {
  * (ActorHost.evictOverBound), then those of any kind past `actors.residentBytesMax`
  * (evictOverBytes, over the budget the hosts share): what keeps memory bounded when
  * nothing is idle by wall time. Between two events, as the idle sweep's slices are.
+ * With a `deadline` (performance.now()) it stops there: false when the deadline left
+ * some kind over its bound, or the budget over its bytes.
  */
-export function evictOverBound(hosts: readonly ActorHost<any>[]): void {
-  for (const host of hosts) if (host.overBound > 0) host.evictOverBound();
+export function evictOverBound(hosts: readonly ActorHost<any>[], deadline = Infinity): boolean {
+  let done = true;
+  const stopped = () => deadline !== Infinity && performance.now() >= deadline;
+  for (const host of hosts) {
+    if (host.overBound === 0) continue;
+    host.evictOverBound(deadline);
+    // Stopped by the deadline (one it must keep for now is no reason to come back).
+    if (host.overBound > 0 && stopped()) done = false;
+  }
   const budget = hosts[0]?.budget;
-  if (budget && budget.over > 0) evictOverBytes(hosts, budget);
+  if (budget && budget.over > 0) {
+    evictOverBytes(hosts, budget, deadline);
+    if (budget.over > 0 && stopped()) done = false;
+  }
+  return done;
 }

@@ -313,14 +313,17 @@ export class ActorHost<S> {
    * as an idle sweep would (snapshot, then dropped; in transit until it commits). One
    * whose snapshot holds something back stays, as in passivateIfIdle. Safe between any
    * two deliveries: a batch's events are committed before they are applied, and a
-   * snapshot records the seq applied so far. Returns how many were passivated.
+   * snapshot records the seq applied so far. Returns how many were passivated. With a
+   * `deadline` (performance.now()), checked before each, it stops there: the rest are
+   * evicted by a later call (Applier: in the next turns, before more events).
    */
-  evictOverBound(): number {
+  evictOverBound(deadline = Infinity): number {
     let excess = this.overBound;
     if (excess === 0) return 0;
     let evicted = 0;
     for (const resident of this.residents.values()) {
       if (excess === 0) break;
+      if (deadline !== Infinity && performance.now() >= deadline) break;
       if (!this.evictResident(resident)) continue;
       excess--;
       evicted++;

@@ -7,12 +7,13 @@ import {
   flushLive,
   forgetUntraded,
   recompute,
-  windowInputs,
+  windowInputSteps,
   snapshotEvent,
   type FeedFlush,
   type FeedMarket,
   type FeedName,
   type FeedState,
+  type RankInput,
   type RankRow,
   type RankingWindow,
 } from '../../actors/index.ts';
@@ -32,7 +33,14 @@ export interface RankingEntries {
 
 /** The engine-clock ticker (engine/topics/ticker.ts `every`). */
 export interface RankingTicker {
-  every(name: string, everyMs: number, onTick: (at: number) => void): unknown;
+  every(name: string, everyMs: number, onTick: (at: number) => Iterator<void> | void, options?: { holds?: boolean }): unknown;
+}
+
+/** The inputs of the windows ticking at `at`, read in steps; each window takes its map out of `out` once. */
+interface InputsReading {
+  at: number;
+  out: Map<RankingWindow, Map<string, RankInput | null>>;
+  steps: Generator<void>;
 }
 
 export interface RankingStreamsOptions {
@@ -73,18 +81,25 @@ export class RankingStreams {
   /** When each (feed, window) last changed (its snapshot's `updated_at`). */
   private readonly updatedAt = new Map<string, number>();
   private readonly stockMints: ReadonlySet<string>;
-  /** The inputs read for the windows still to tick at `inputsAt` (each taken once). */
-  private inputs: ReturnType<typeof windowInputs> = new Map();
-  private inputsAt = -1;
+  /** The inputs being read, or read, for the windows still to recompute at its `at` (each taken once). */
+  private reading: InputsReading | null = null;
+  /** Recomputes ticked and not done, in tick order: run one after the other, as whole ones ran. */
+  private readonly jobs: Array<{ window: RankingWindow; at: number; done: boolean }> = [];
+  /** The pass over `jobs` under way (any window's pass drives it). */
+  private runner: Generator<void> | null = null;
 
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
   }
 
-  /** Registers the feeds' ticks. */
+  /**
+   * Registers the feeds' ticks. A window's recompute is a pass in slices that holds the
+   * events (Ticker `holds`): reads and socket writes run between its slices, no event
+   * is applied until it ends, so it gives what the whole recompute gave at its tick.
+   */
   start(ticker: RankingTicker): void {
     ticker.every('rankings:live', LIVE_FLUSH_MS, (at) => this.flushLive(at));
-    for (const w of RANKING_WINDOWS) ticker.every(`rankings:${w}`, RECOMPUTE_MS[w], (at) => this.recompute(w, at));
+    for (const w of RANKING_WINDOWS) ticker.every(`rankings:${w}`, RECOMPUTE_MS[w], (at) => this.recomputeSteps(w, at), { holds: true });
   }
 
   /** The live feeds' tick. */
@@ -96,23 +111,69 @@ export class RankingStreams {
     }
   }
 
-  /** The non-live feeds' tick of one window. */
+  /** The non-live feeds' tick of one window, all at once (tests; the ticker runs `recomputeSteps` in slices). */
   recompute(window: RankingWindow, at: number): void {
+    const steps = this.recomputeSteps(window, at);
+    while (!steps.next().done);
+  }
+
+  /**
+   * The non-live feeds' tick of one window, in steps: the pools traded are read (a yield
+   * every few pools: a pass over fewer is one step, and holds nothing), then the three
+   * feeds re-scored in the last. With no event applied between the steps, the result is
+   * the whole recompute's at `at`. Recomputes run one after the other in the order they
+   * ticked (the 24h one forgets pools from `traded`, which the others read), whichever
+   * window's pass drives them on: this pass ends once its own is done.
+   */
+  *recomputeSteps(window: RankingWindow, at: number): Generator<void> {
+    const job = { window, at, done: false };
+    this.jobs.push(job);
+    while (!job.done) {
+      this.runner ??= this.runJobs();
+      let step: IteratorResult<void>;
+      try {
+        step = this.runner.next();
+      } catch (err) {
+        this.runner = null;
+        throw err;
+      }
+      if (step.done) this.runner = null;
+      if (!job.done) yield;
+    }
+  }
+
+  private *runJobs(): Generator<void> {
+    while (this.jobs.length > 0) {
+      const job = this.jobs[0]!;
+      try {
+        yield* this.recomputeJob(job.window, job.at);
+      } finally {
+        // Also when it threw: the next recompute is not held behind it.
+        this.jobs.shift();
+        job.done = true;
+      }
+    }
+  }
+
+  private *recomputeJob(window: RankingWindow, at: number): Generator<void> {
     const popular = this.options.feeds.get('popular');
     if (!popular) return;
     // The pools traded are popular's (it alone takes the trades); each is read once for
     // the three feeds and for every window whose tick falls at `at` (they tick one after
-    // the other, with no event between: the ticker's one pass over what is due).
-    let inputs = this.inputsAt === at ? this.inputs.get(window) : undefined;
-    if (inputs === undefined) {
+    // the other, with no event between: the ticker's one pass over what is due). The
+    // reading is shared: the first window's pass begins it, any of them drives it on.
+    let reading = this.reading;
+    if (reading === null || reading.at !== at || !reading.out.has(window)) {
       const tagged = this.options.feeds.get('stocks')?.stockTokens;
       const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
-      this.inputs = windowInputs(popular.traded, due, at, this.options.market, isStock);
-      this.inputsAt = at;
-      inputs = this.inputs.get(window)!;
+      const out = new Map<RankingWindow, Map<string, RankInput | null>>();
+      reading = this.reading = { at, out, steps: windowInputSteps(popular.traded, due, at, this.options.market, isStock, out) };
     }
-    this.inputs.delete(window);
+    while (!reading.steps.next().done) yield;
+    const inputs = reading.out.get(window)!;
+    reading.out.delete(window);
+    if (reading.out.size === 0 && this.reading === reading) this.reading = null;
     for (const feed of NON_LIVE) {
       const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { NO_LONG_TASKS, type LongTasks } from '../long-tasks.ts';
 import { runUntil } from '../slices.ts';
 
 /** What a tick begins: the steps of a pass to run in slices, or nothing (null, or a tick done in one go). */
@@ -17,6 +18,25 @@ export interface TickSubscriber {
   underWay?(): Iterator<void> | null;
 }
 
+/** How a subscriber's passes meet the events (`every`'s options). */
+export interface TickOptions {
+  /**
+   * The pass reads state at its tick's engine time (the ranking recompute): while it is
+   * under way no event is applied (`holding`; the Applier waits for `whenReleased`),
+   * and its slices run in the next event-loop turns with reads and socket writes
+   * between them, so a sliced pass gives what the whole one gave at the same time.
+   * Only for a pass `onTick` returns (not `underWay`).
+   */
+  holds?: boolean;
+  /**
+   * A tick that comes while the pass is under way lets it go on (`onTick` is called all
+   * the same and may hand the same pass back) instead of running it to its end first: a
+   * pass over what was touched since the last (the publisher's flush), where a fast
+   * replay's ticks, every few wall milliseconds, ended each pass in one go.
+   */
+  joins?: boolean;
+}
+
 /** A subscription: `stop()` ends its ticks (a pass under way is dropped). */
 export interface Tick {
   readonly name: string;
@@ -26,6 +46,8 @@ export interface Tick {
 
 interface Subscription extends Tick {
   readonly subscriber: TickSubscriber;
+  readonly holds: boolean;
+  readonly joins: boolean;
   /** The next tick's time on the engine clock (Infinity: not started). */
   dueAt: number;
   /** The pass the last tick began, when the subscriber does not say (`underWay`). */
@@ -38,6 +60,8 @@ export interface TickerOptions {
   /** Longest stretch of one slice of a pass before it goes on after the next batch or in the next event-loop turn (0: one step). */
   sliceMs: number;
   log: Logger;
+  /** Ticks and slices past `debug.longTaskMs` are logged (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /**
@@ -56,7 +80,10 @@ export interface TickerOptions {
  * tick, the rest after each batch and in the next event-loop turns, so that batches,
  * commits and socket writes run between them. A tick that comes while the
  * subscriber's previous pass is still under way runs that pass to its end first, so each
- * pass begins at its tick with what was touched since the one before.
+ * pass begins at its tick with what was touched since the one before; a subscriber that
+ * `joins` lets it go on instead. While a pass of a subscriber that `holds` is under way,
+ * no event is applied (`holding`, `whenReleased`: engine/apply.ts), so a pass in
+ * slices reads the state of its tick's time, as a whole one did.
  *
  * Start-up replay does not tick (the ticker starts after it); the engine flushes once at
  * its end.
@@ -69,24 +96,30 @@ export class Ticker {
   private readonly eventDriven: boolean;
   private timer: NodeJS.Timeout | null = null;
   private turnScheduled = false;
+  /** Passes under way of subscriptions that hold the events (TickOptions.holds). */
+  private held = 0;
+  /** Called once no pass holds the events. */
+  private releaseWaiters: Array<() => void> = [];
 
   constructor(private readonly options: TickerOptions) {
     this.eventDriven = options.clock.kind !== 'wall';
   }
 
   /** Ticks `onTick` every `everyMs` of the engine clock from `start()` on (see the class comment). */
-  every(name: string, everyMs: number, onTick: TickSubscriber | ((at: number) => TickPass)): Tick {
+  every(name: string, everyMs: number, onTick: TickSubscriber | ((at: number) => TickPass), options: TickOptions = {}): Tick {
     const subscriber = typeof onTick === 'function' ? { onTick } : onTick;
     const subscription: Subscription = {
       name,
       everyMs: Math.max(0, everyMs),
       subscriber,
+      holds: options.holds === true,
+      joins: options.joins === true,
       dueAt: Infinity,
       pass: null,
       stopped: false,
       stop: () => {
         subscription.stopped = true;
-        subscription.pass = null;
+        this.setPass(subscription, null);
         const i = this.subscriptions.indexOf(subscription);
         if (i >= 0) this.subscriptions.splice(i, 1);
         this.plan();
@@ -109,12 +142,53 @@ export class Ticker {
     if (timerMs !== Infinity) this.timer = setInterval(() => this.advance(), Math.min(timerMs, 2 ** 31 - 1)).unref();
   }
 
-  /** No tick and no slice from now on; what is under way stays as it is (the caller flushes). */
+  /**
+   * No tick and no slice from now on; what is under way stays as it is (the caller
+   * flushes), but a pass that holds the events runs to its end now, so that the events
+   * waiting for it are applied.
+   */
   stop(): void {
     this.started = false;
     this.nextAt = Infinity;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.finishHolding();
+  }
+
+  /** Runs the passes that hold the events to their end now (stop; an Applier of whole batches, which has no reads to let through). */
+  finishHolding(): void {
+    if (this.held === 0) return;
+    for (const s of [...this.subscriptions]) {
+      if (!s.holds || !s.pass) continue;
+      try {
+        runUntil(s.pass, Infinity);
+      } catch (err) {
+        this.options.log.error({ err, tick: s.name }, 'a tick failed');
+      }
+      this.setPass(s, null);
+    }
+  }
+
+  /** Whether a pass that holds the events is under way (TickOptions.holds): the next event waits. Cheap: asked before each event. */
+  get holding(): boolean {
+    return this.held > 0;
+  }
+
+  /** Calls `wake` once no pass holds the events (at once if none does). */
+  whenReleased(wake: () => void): void {
+    if (this.held === 0) wake();
+    else this.releaseWaiters.push(wake);
+  }
+
+  /** A subscription's pass begins or ends; the waiters wake when the last holding one ends. */
+  private setPass(s: Subscription, pass: Iterator<void> | null): void {
+    if (s.holds && (s.pass === null) !== (pass === null)) this.held += pass === null ? -1 : 1;
+    s.pass = pass;
+    if (this.held === 0 && this.releaseWaiters.length > 0) {
+      const waiters = this.releaseWaiters;
+      this.releaseWaiters = [];
+      for (const wake of waiters) wake();
+    }
   }
 
   /**
@@ -168,10 +242,19 @@ export class Ticker {
 
   /** Ends the subscriber's pass under way, begins the tick's and runs its first slice; true when it has more. */
   private tick(s: Subscription, at: number): boolean {
+    const longTasks = this.options.longTasks ?? NO_LONG_TASKS;
+    if (!longTasks.on) return this.tickNow(s, at);
+    const started = performance.now();
+    const left = this.tickNow(s, at);
+    longTasks.took(`tick:${s.name}`, performance.now() - started);
+    return left;
+  }
+
+  private tickNow(s: Subscription, at: number): boolean {
     try {
       const previous = this.passOf(s);
-      if (previous) runUntil(previous, Infinity);
-      s.pass = s.subscriber.onTick(at) ?? null;
+      if (previous && !s.joins) (this.options.longTasks ?? NO_LONG_TASKS).time(`finish:${s.name}`, () => runUntil(previous, Infinity));
+      this.setPass(s, s.subscriber.onTick(at) ?? null);
     } catch (err) {
       return this.failed(s, err);
     }
@@ -182,18 +265,21 @@ export class Ticker {
   private slice(s: Subscription): boolean {
     const pass = this.passOf(s);
     if (!pass) return false;
+    const started = performance.now();
     try {
-      if (!runUntil(pass, performance.now() + this.options.sliceMs)) return true;
+      if (!runUntil(pass, started + this.options.sliceMs)) return true;
     } catch (err) {
       return this.failed(s, err);
+    } finally {
+      this.options.longTasks?.took(`slice:${s.name}`, performance.now() - started);
     }
-    s.pass = null;
+    this.setPass(s, null);
     return false;
   }
 
   /** A tick or a slice threw: its pass ends there, the next tick begins afresh. */
   private failed(s: Subscription, err: unknown): false {
-    s.pass = null;
+    this.setPass(s, null);
     this.options.log.error({ err, tick: s.name }, 'a tick failed');
     return false;
   }

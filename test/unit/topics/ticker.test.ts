@@ -125,4 +125,57 @@ describe('the ticker on the simulated clock', () => {
     t.observe();
     expect(ticks).toEqual([100, 200]);
   });
+
+  it('with joins, a tick that finds the pass under way lets it go on instead of running it to its end', () => {
+    const clock = new SimulatedClock(0);
+    const t = ticker(clock, 0);
+    const ran = { steps: 0 };
+    let current: Generator<void> | null = null;
+    const ticked: number[] = [];
+    t.every('flush', 250, (at) => {
+      ticked.push(at);
+      // As the publisher's flushPass: the pass under way, else a new one.
+      current ??= pass(10, ran);
+      return current;
+    }, { joins: true });
+    t.start();
+    clock.set(250);
+    t.observe();
+    expect(ran.steps).toBe(1);
+    clock.set(500);
+    t.observe();
+    // One more slice (one step), not the other eight.
+    expect(ticked).toEqual([250, 500]);
+    expect(ran.steps).toBe(2);
+  });
+
+  it('with holds, says it is holding while the pass is under way, wakes the waiters at its end, and stop() ends it', async () => {
+    const clock = new SimulatedClock(0);
+    const t = ticker(clock, 0);
+    const ran = { steps: 0 };
+    t.every('recompute', 1_000, () => pass(4, ran), { holds: true });
+    t.every('other', 1_000, () => pass(100, { steps: 0 }));
+    t.start();
+    expect(t.holding).toBe(false);
+    clock.set(1_000);
+    t.observe();
+    expect(t.holding).toBe(true);
+    let woken = 0;
+    t.whenReleased(() => woken++);
+    expect(woken).toBe(0);
+    // The rest in the next event-loop turns, a step each; the pass that does not hold is no reason to wait.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ran.steps).toBe(4);
+    expect(t.holding).toBe(false);
+    expect(woken).toBe(1);
+    t.whenReleased(() => woken++);
+    expect(woken).toBe(2);
+    // A pass that holds, under way when the ticker stops: run to its end, so that nothing waits for ever.
+    clock.set(2_000);
+    t.observe();
+    expect(t.holding).toBe(true);
+    t.stop();
+    expect(t.holding).toBe(false);
+    expect(ran.steps).toBe(8);
+  });
 });

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createEngine, type Engine } from '../../engine/system.ts';
+import { useTempEngine } from '../helpers/engine-server.ts';
+import { swapStream, testConfig } from '../helpers/fixtures.ts';
+
+/**
+ * Reads during a backlog (issue 25): every long piece of main-thread work that a backlog
+ * brings yields to the event loop at bounded intervals, so reads and socket writes run
+ * between its slices. Each test watches a real engine from event-loop turns (a
+ * setImmediate chain) and asserts that one came while the piece was under way: counted
+ * in turns and in what was applied, never in wall time.
+ */
+
+const temp = useTempEngine();
+
+/** Calls `look` at every event-loop turn (check phase) until stopped. */
+function everyTurn(look: () => void) {
+  let running = true;
+  const turn = () => {
+    if (!running) return;
+    look();
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  return { stop: () => (running = false) };
+}
+
+describe('a backlog yields to the event loop', () => {
+  it('evicts past the resident bound in slices: turns run while a batch\'s evictions are under way, and the bound holds once they are done', async () => {
+    const BOUND = 50;
+    const POOLS = 1_000;
+    // Every pool declared and traded once: ~2,000 pools and tokens activated, ~1,900 evicted.
+    const events = [...swapStream(POOLS, POOLS, 5, true)];
+    const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
+    const e = await temp.open({ ingest: { applySliceMs: 1 }, actors: { residentMax: BOUND, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    /** Turns after the last event was applied with pools still past the bound (their eviction under way). */
+    let evictingTurns = 0;
+    const watch = everyTurn(() => {
+      if (e.clock.now() === last && e.pools.size - e.pools.heldInFlight() > BOUND) evictingTurns++;
+    });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    // Resolved once every batch handed over is applied, its evictions included.
+    await e.gate.flush();
+    watch.stop();
+    expect(evictingTurns, 'turns between the slices of the last batch`s evictions').toBeGreaterThan(0);
+    expect(e.pools.size - e.pools.heldInFlight()).toBeLessThanOrEqual(BOUND);
+    expect(e.tokens.size - e.tokens.heldInFlight()).toBeLessThanOrEqual(BOUND);
+    // The first pool, evicted long before the end, applied its swap (read back from its snapshot).
+    const first = events.find((ev) => ev.type === 'pool')!.pool_address as string;
+    expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
+  });
+
+  it('takes a sliced checkpoint one snapshot a slice at most: a turn runs after each snapshot that ends a slice', async () => {
+    const POOLS = 40;
+    const e = await temp.open({ actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    await Promise.all([...swapStream(POOLS * 2, POOLS, 9, true)].map((ev) => e.ingest(ev)));
+    const dirty = () => e.hosts.reduce((n, host) => n + host.dirtyKeys().length, 0);
+    const counts = [dirty()];
+    expect(counts[0]).toBeGreaterThanOrEqual(2 * POOLS);
+    const watch = everyTurn(() => counts.push(dirty()));
+    // A budget every snapshot is past: each slice ends after its first.
+    await e.checkpoint({ sliceMs: 0.000_001 });
+    watch.stop();
+    counts.push(dirty());
+    expect(counts[counts.length - 1]).toBe(0);
+    let mostInOneSlice = 0;
+    for (let i = 1; i < counts.length; i++) mostInOneSlice = Math.max(mostInOneSlice, counts[i - 1]! - counts[i]!);
+    expect(mostInOneSlice, 'snapshots written between two turns').toBe(1);
+  });
+
+  it('recomputes a ranking window in slices with no event applied between them, and ranks as the whole recompute does', async () => {
+    // 400 pools traded over 3 minutes of event time: the 5m window recomputes every minute over all of them.
+    const events = [...swapStream(18_000, 400, 13, true)];
+    const open = async (name: string, flushSliceMs: number) => {
+      const engine = await createEngine({ config: testConfig(join(temp.dir.path, name)), flushSliceMs });
+      opened.push(engine);
+      return engine;
+    };
+    const opened: Engine[] = [];
+    try {
+      // Slices of one step each (a few pools read), against one slice for all.
+      const sliced = await open('sliced', 0);
+      const whole = await open('whole', 1e9);
+      let delivered = 0;
+      sliced.router.subscribe('pool.trade', () => void delivered++);
+      /** While the recompute holds: the trades delivered at each turn (unchanged while it holds). */
+      const held: number[][] = [];
+      let stretch: number[] | null = null;
+      const watch = everyTurn(() => {
+        if (!sliced.ticker.holding) return void (stretch = null);
+        if (stretch === null) held.push((stretch = []));
+        stretch.push(delivered);
+      });
+      for (const engine of [sliced, whole]) {
+        for (let i = 0; i < events.length; i += 3_000) await Promise.all(events.slice(i, i + 3_000).map((ev) => engine.ingest(ev)));
+        await engine.gate.flush();
+      }
+      watch.stop();
+      expect(held.length, 'recomputes that spanned event-loop turns').toBeGreaterThan(0);
+      for (const turns of held) expect(new Set(turns).size, 'trades delivered while a recompute held').toBe(1);
+      // What the sliced recomputes gave is what the whole ones gave at the same engine times.
+      for (const feed of ['popular', 'top_gainers'] as const) {
+        for (const window of ['5m', '1h'] as const) {
+          const frame = sliced.rankings!.snapshotFrame(feed, window);
+          expect(frame).toBe(whole.rankings!.snapshotFrame(feed, window));
+          if (feed === 'popular' && window === '5m') expect(frame.match(/"rank":/g)?.length).toBeGreaterThan(20);
+        }
+      }
+    } finally {
+      for (const engine of opened) await engine.stop();
+    }
+  });
+});
