@@ -51,6 +51,27 @@ describe('a backlog yields to the event loop', () => {
     expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
   });
 
+  it('evicts past the byte bound in slices too: turns run while the last batch\'s evictions are under way, and the bytes are within the bound once they are done', async () => {
+    const POOLS = 1_000;
+    const events = [...swapStream(POOLS, POOLS, 5, true)];
+    const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
+    // About 50 pools' worth of estimated bytes: the byte bound (every kind together) evicts, not the count.
+    const e = await temp.open({ ingest: { applySliceMs: 1 }, actors: { residentBytesMax: 400_000, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    const budget = e.pools.budget!;
+    const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
+    let evictingTurns = 0;
+    const watch = everyTurn(() => {
+      if (e.clock.now() === last && budget.bytes - held() > budget.max) evictingTurns++;
+    });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    await e.gate.flush();
+    watch.stop();
+    expect(evictingTurns, 'turns between the slices of the last batch`s evictions').toBeGreaterThan(0);
+    expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
+    const first = events.find((ev) => ev.type === 'pool')!.pool_address as string;
+    expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
+  });
+
   it('takes a sliced checkpoint one snapshot a slice at most: a turn runs after each snapshot that ends a slice', async () => {
     const POOLS = 40;
     const e = await temp.open({ actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
