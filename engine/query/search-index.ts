@@ -99,9 +99,9 @@ const TIER = 1_000_000;
 const SCORE_STEPS = 1_000_000;
 /**
  * Shortest smart query run through the word index. One character would expand to
- * every word starting with it (a tenth of all tokens: ~30 ms at 100k tokens, since
- * MiniSearch scores every match); it is answered as a prefix query instead, which is
- * also what a user typing the first letter of a symbol expects.
+ * every word starting with it (a tenth of all tokens: ~30 ms at 100k tokens with
+ * MiniSearch, which scored every match, as WordIndex does); it is answered as a prefix
+ * query instead, which is also what a user typing the first letter of a symbol expects.
  */
 const SMART_CHARS_MIN = 2;
 /** Symbol hits count twice as much as name hits in smart mode. */

@@ -12,7 +12,7 @@ import type { PoolItem, PoolsQuery } from './pools.ts';
 import { PoolDirectory, type PoolListQuery, type PoolPosition } from './pool-directory.ts';
 import type { Tick, Ticker } from '../topics/index.ts';
 import { tokenTotals, tradedPools } from './views.ts';
-import { TokenSearchFeed, priceIn, usdVia, windowEpochs, type QuotePrices } from './search-feed.ts';
+import { TokenSearchFeed, priceIn, windowEpochs, type QuotePrices } from './search-feed.ts';
 import { searchItem, volumeUsd, type SearchItem } from './search-item.ts';
 
 /**
