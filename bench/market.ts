@@ -78,7 +78,7 @@ export interface ProcessRun {
 const MiB = 2 ** 20;
 
 /** Bytes the directory's files take on disk (allocated blocks, as du counts: LMDB's map file is sparse). */
-function diskBytes(dir: string): number {
+export function diskBytes(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

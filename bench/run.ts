@@ -27,6 +27,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   'fanout-topics': () => import('./fanout-topics.ts'),
   pipe: () => import('./pipe.ts'),
   'solana-decode': () => import('./solana-decode.ts'),
+  'serve-memory': () => import('./serve-memory.ts'),
 };
 
 export interface BenchResult {
