@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,8 @@ import { diskBytes } from './market.ts';
  * Figures only: no assertion on them.
  *
  *   node --import tsx bench/serve-memory.ts [--duration 30m] [--warmup 5m] [--clients 3] [--sample-ms 5000] [--smoke]
- *   (--heap-snapshots DIR: SIGUSR2 takes a heap snapshot at the end of warm-up and at the end, in DIR)
+ *   (--heap-snapshots DIR: SIGUSR2 takes a heap snapshot at the end of warm-up and at the end, in DIR;
+ *   --samples FILE: keeps the probe's samples, one JSON line each)
  */
 
 const MDS = fileURLToPath(new URL('../bin/mds.js', import.meta.url));
@@ -63,6 +64,8 @@ export interface ServeMemoryOptions {
   /** Per-window minima of the heap for its floor's slope. */
   floorWindowMs: number;
   heapSnapshotDir?: string;
+  /** Copy the probe's samples (JSON lines) here before the temp dir goes. */
+  samplesFile?: string;
 }
 
 export interface Third {
@@ -218,6 +221,7 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     if (code !== 0) problem(`mds serve exited ${code}: ${served.tail()}`);
 
     // Samples up to the end of the load (the probe's clock starts a little after the spawn): not the stop, nor the last heap snapshot.
+    if (opts.samplesFile) copyFileSync(probe, opts.samplesFile);
     const samples = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample).filter((s) => !s.final && s.t <= loopEndMs);
     const endMs = samples[samples.length - 1]!.t;
     const span = (endMs - opts.warmupMs) / 3;
@@ -307,6 +311,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       clients: { type: 'string', default: '3' },
       'sample-ms': { type: 'string', default: '5000' },
       'heap-snapshots': { type: 'string' },
+      samples: { type: 'string' },
       smoke: { type: 'boolean', default: false },
     },
   });
@@ -317,7 +322,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const durationMs = parseDuration(values.duration!);
     console.log(`# serve-memory: ${benchmark.question}`);
     await measureServeMemory(
-      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'] },
+      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'], samplesFile: values.samples },
       (line) => console.log(`  ${line}`),
     );
   }
