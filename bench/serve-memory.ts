@@ -17,7 +17,8 @@ import { diskBytes } from './market.ts';
  *
  * `mds serve` on its defaults (the built-in simulator at speed 1, real time; its own
  * launch and trade rates) on a temp data dir, 127.0.0.1, port 0, with bench/probe.mjs
- * loaded (MDS_PROBE_MS: a sample every 5 s: heapUsed, RssAnon, RssFile). A `scale` key
+ * loaded (MDS_PROBE_MS: a sample every 5 s: heapUsed of the main thread, and of worker
+ * threads apart, RssAnon, RssFile). A `scale` key
  * with its limits lifted through config plans (DECISIONS.md), as the other benchmarks.
  * Light use, as a user would: `--clients` WebSocket clients, each on the rankings
  * (popular, 5m) and on pool_trades and 1s/1m candles of the 3 busiest pools by volume,
@@ -49,6 +50,8 @@ const LIFTED = { plans: { scale: { rps: 1_000_000_000, in_flight: 1_000_000, mon
 const MiB = 2 ** 20;
 
 interface Sample {
+  /** 0: the main thread; a worker thread's id otherwise (bench/probe.mjs). */
+  thread: number;
   t: number;
   heapUsed: number;
   rssAnon: number;
@@ -222,10 +225,13 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
 
     // Samples up to the end of the load (the probe's clock starts a little after the spawn): not the stop, nor the last heap snapshot.
     if (opts.samplesFile) copyFileSync(probe, opts.samplesFile);
-    const samples = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample).filter((s) => !s.final && s.t <= loopEndMs);
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample).filter((s) => !s.final);
+    const samples = lines.filter((s) => !s.thread && s.t <= loopEndMs);
+    // Worker threads (the wallet indexer) sample their own heap on their own clock: their max over the whole run.
+    const workerHeapMaxMiB = Math.max(0, ...lines.filter((s) => s.thread).map((s) => s.heapUsed)) / MiB;
     const endMs = samples[samples.length - 1]!.t;
     const span = (endMs - opts.warmupMs) / 3;
-    if (span <= 0) throw new Error(`the run (${endMs} ms of samples) is no longer than its warm-up (${opts.warmupMs} ms)`);
+    if (span <= 0) throw new Error(`the run (${endMs} ms of samples, ${samples.length} samples up to ${loopEndMs.toFixed(0)} ms of load) is no longer than its warm-up (${opts.warmupMs} ms)`);
     const bounds = [0, 1, 2, 3].map((k) => opts.warmupMs + k * span);
     const thirds: Third[] = [0, 1, 2].map((k) => {
       const inThird = samples.filter((s) => s.t >= bounds[k]! && s.t <= bounds[k + 1]!);
@@ -265,9 +271,10 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
       `over the last two thirds: RssAnon ${rssAnonSlope.toFixed(1)} MiB/h, heap floor ${heapFloorSlope.toFixed(1)} MiB/h; ` +
         `flat (last third within 5 % or 2 MiB of the middle's): RssAnon ${anonFlat ? 'yes' : 'NO'} (${(last.rssAnonMaxMiB / middle.rssAnonMaxMiB).toFixed(3)}x), heap floor ${heapFlat ? 'yes' : 'NO'} (${(last.heapFloorMiB / middle.heapFloorMiB).toFixed(3)}x)`,
     );
+    log(`worker threads' JS heap max over the run: ${workerHeapMaxMiB.toFixed(1)} MiB (in RssAnon, not in the heap figures)`);
     log(`load: ${opts.clients} WebSocket clients following ${busiest.length} pools, ${fmt(stats.frames)} frames received, ${fmt(stats.requests)} HTTP answers, ${problems.length} problems; ${samples.length} samples every ${opts.sampleMs} ms over ${(endMs / 1000).toFixed(0)} s (warm-up ${(opts.warmupMs / 1000).toFixed(0)} s)`);
     if (problems.length) throw new Error(`serve-memory: ${problems.length} problems, first: ${problems[0]}`);
-    return { thirds, rssAnonSlope, heapFloorSlope, anonFlat, heapFlat, frames: stats.frames, requests: stats.requests };
+    return { thirds, workerHeapMaxMiB, rssAnonSlope, heapFloorSlope, anonFlat, heapFlat, frames: stats.frames, requests: stats.requests };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -296,6 +303,7 @@ const benchmark: Benchmark = {
     figures.heap_floor_slope = { value: Number(r.heapFloorSlope.toFixed(1)), unit: 'MiB/h', better: 'lower', signed: true };
     figures.rss_anon_last_over_middle = { value: Number((r.thirds[2]!.rssAnonMaxMiB / r.thirds[1]!.rssAnonMaxMiB).toFixed(3)), unit: 'x', better: 'lower' };
     figures.heap_floor_last_over_middle = { value: Number((r.thirds[2]!.heapFloorMiB / r.thirds[1]!.heapFloorMiB).toFixed(3)), unit: 'x', better: 'lower' };
+    figures.worker_heap_max = { value: Number(r.workerHeapMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower' };
     figures.ws_frames = { value: r.frames, unit: 'frames', better: 'higher' };
     return figures;
   },
