@@ -17,6 +17,8 @@ export interface Figure {
   baseline?: { name: string; value: number };
   /** value / baseline.value (for `better: 'lower'`, baseline.value / value): above 1, mds is ahead. */
   ratio?: number;
+  /** The value may be below 0 (a slope: memory shrinking over the run). */
+  signed?: boolean;
 }
 
 export interface BenchContext {

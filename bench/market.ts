@@ -43,6 +43,8 @@ const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./baselines/floor.ts', import.meta.url));
 
 interface Sample {
+  /** 0: the main thread; a worker thread's id otherwise (bench/probe.mjs). */
+  thread: number;
   t: number;
   heapUsed: number;
   heapTotal: number;
@@ -78,7 +80,7 @@ export interface ProcessRun {
 const MiB = 2 ** 20;
 
 /** Bytes the directory's files take on disk (allocated blocks, as du counts: LMDB's map file is sparse). */
-function diskBytes(dir: string): number {
+export function diskBytes(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -123,7 +125,8 @@ async function runMeasured(name: string, args: string[], input: Input, dataDir: 
   child.stdout!.on('data', (d) => (stdout += d));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   if (code !== 0) throw new Error(`${name} exited with ${code}: ${stdout.slice(-500)}`);
-  const samples = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample);
+  // The main thread's samples (workers, e.g. the wallet indexer, write lines of their own heap and clock).
+  const samples = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample).filter((s) => !s.thread);
   rmSync(probe, { force: true });
   const last = samples[samples.length - 1]!;
   if (!last.final) throw new Error(`${name}: no final sample`);

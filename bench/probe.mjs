@@ -4,8 +4,11 @@
 // external and array-buffer bytes, /proc/self/status RssAnon, RssFile and VmHWM (KiB),
 // CPU µs (user + system, every thread) and how far the process has read the file
 // MDS_PROBE_INPUT (its fd's position, /proc/self/fdinfo), which the benchmark turns
-// into swaps read. Plain JS, so it loads before any TypeScript hook.
+// into swaps read. Plain JS, so it loads before any TypeScript hook. Worker threads
+// inherit the --import and sample too: their lines carry their `thread` id (the main
+// thread's is 0), their own heap and clock (t from the worker's start), the process's RSS.
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 
 const out = process.env.MDS_PROBE;
 const input = process.env.MDS_PROBE_INPUT;
@@ -38,7 +41,7 @@ if (out) {
   const sample = (final) => {
     const m = process.memoryUsage();
     const cpu = process.cpuUsage();
-    const line = { t: performance.now() - t0, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...status(), cpuUs: cpu.user + cpu.system, pos: position(), final };
+    const line = { thread: threadId, t: performance.now() - t0, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...status(), cpuUs: cpu.user + cpu.system, pos: position(), final };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   };
   setInterval(() => sample(false), Number(process.env.MDS_PROBE_MS ?? 250)).unref();

@@ -13,7 +13,7 @@ import { renderMarkdown, renderSvg, type Report } from './report.ts';
  * keeps the others' last figures) and renders it as latest.md and latest.svg; a smoke
  * run writes nothing, it only proves every benchmark runs. `--profile DIR` has the
  * benchmarks that measure a child process (engine, http) write its V8 CPU profile
- * there and print where its time went.
+ * there and print where its time went. A full run without names leaves NAMED_ONLY out.
  */
 export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> = {
   'ingest-gate': () => import('./ingest-gate.ts'),
@@ -27,7 +27,14 @@ export const BENCHMARKS: Record<string, () => Promise<{ default: Benchmark }>> =
   'fanout-topics': () => import('./fanout-topics.ts'),
   pipe: () => import('./pipe.ts'),
   'solana-decode': () => import('./solana-decode.ts'),
+  'serve-memory': () => import('./serve-memory.ts'),
 };
+
+/**
+ * Benchmarks a full suite leaves out unless named, for their length: serve-memory runs
+ * `mds serve` at real-time pace for 30 minutes. Their smoke runs with the others.
+ */
+export const NAMED_ONLY = new Set(['serve-memory']);
 
 export interface BenchResult {
   question: string;
@@ -67,7 +74,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     options: { smoke: { type: 'boolean', default: false }, profile: { type: 'string' } },
     allowPositionals: true,
   });
-  const names = positionals.length ? positionals : Object.keys(BENCHMARKS);
+  const names = positionals.length ? positionals : Object.keys(BENCHMARKS).filter((name) => values.smoke || !NAMED_ONLY.has(name));
   const suiteStarted = performance.now();
   const results = await runBenchmarks(names, values.smoke!, console.log, values.profile);
   console.log(`suite: ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s`);
