@@ -89,6 +89,15 @@ export function* dedup<T>(items: Iterable<T>, keyOf: (item: T) => ArrayLike<unkn
  * is dropped (each stream lists a position once), as `dedup` would after the merge.
  */
 export function* merge<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => ArrayLike<unknown>, unique = false): Generator<T> {
+  try {
+    yield* mergeOpen(streams, asc, keyOf, unique);
+  } finally {
+    // Closed early (a page full) or not: every stream is returned, so that its LMDB range iterator ends its read transaction.
+    for (const s of streams) s.return?.();
+  }
+}
+
+function* mergeOpen<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: T) => ArrayLike<unknown>, unique: boolean): Generator<T> {
   const heads = streams.map((s) => s.next());
   for (;;) {
     let best = -1;

@@ -71,7 +71,10 @@ export function foldCandles(trades: TradeSource, interval: CandleInterval, from:
     const t = next.value;
     const start = Math.floor(t[TRADE.at] / length) * length;
     if (d === null || start !== d[1]) {
-      if (buckets.length === limit) break;
+      if (buckets.length === limit) {
+        it.return?.(); // the trades' LMDB iterators end their read transactions
+        break;
+      }
       d = newBucket(iv, start);
       buckets.push(d);
     }

@@ -15,13 +15,21 @@ export const TRADE_DEFAULT_WINDOW_MS = 86_400_000;
 /** Moved to actors/pool (the 1s and 15s candles read them too); named here for the trade lists. */
 export { memoryTrades, poolTrades } from '../../actors/index.ts';
 
-/** At most `limit` items, and whether there are more. */
+/**
+ * At most `limit` items, and whether there are more. A source left with more is
+ * returned (closed): its LMDB range iterators end their read transactions, which an
+ * abandoned iterator holds for good (and with it every page freed since: the data file
+ * grew ~5 GiB an hour under one client paging a pool's trades, bench/serve-memory.ts).
+ */
 export function take<T>(source: Iterator<T>, limit: number): { items: T[]; hasMore: boolean } {
   const items: T[] = [];
   for (;;) {
     const next = source.next();
     if (next.done) return { items, hasMore: false };
-    if (items.length === limit) return { items, hasMore: true };
+    if (items.length === limit) {
+      source.return?.();
+      return { items, hasMore: true };
+    }
     items.push(next.value);
   }
 }

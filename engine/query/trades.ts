@@ -215,7 +215,11 @@ const tradeOf = (item: [StoredTrade, PoolState]) => item[0];
 const tradeOfAddressed = (item: [StoredTrade, string]) => item[0];
 
 function* filtered(rows: Iterator<[StoredTrade, PoolState]>, keep: (t: StoredTrade, p: PoolState) => boolean): Generator<[StoredTrade, PoolState]> {
-  for (let r = rows.next(); !r.done; r = rows.next()) if (keep(r.value[0], r.value[1])) yield r.value;
+  try {
+    for (let r = rows.next(); !r.done; r = rows.next()) if (keep(r.value[0], r.value[1])) yield r.value;
+  } finally {
+    rows.return?.(); // closed early: the rows' LMDB iterators end their read transactions
+  }
 }
 
 /** Each trade paired with its pool (its state, or its address). */
