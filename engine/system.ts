@@ -45,6 +45,8 @@ export interface EngineOptions {
    * measuring what they cost (bench/engine.ts --feeds off).
    */
   feeds?: boolean;
+  /** The feeds' recompute re-reads only the pools that may have changed (InputMemo, actors/feed). Default true; false only to test that this changes nothing. */
+  rankingsMemo?: boolean;
   /** Defaults to the clock `config.clock` names. */
   clock?: Clock;
   /** How often touched pools publish candles and pool_metrics and persist closed candles (default 250 ms). */
@@ -284,6 +286,7 @@ export class Engine {
           entries: () => this.query.rankings!,
           sink: () => this.topicSink,
           stockMints: new Set(options.config.market.stockMints),
+          memo: options.rankingsMemo,
         })
       : null;
     this.rankings?.start(this.ticker);

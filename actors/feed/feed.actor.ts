@@ -13,9 +13,12 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * - almost_bonded: `pool.trade` of bonding-curve pools (the progress after the trade),
  *   `pool.graduated` (complete: out);
  * - migrated: `pool.graduated` into a pool (`migrated_at` = the event's `at`);
- * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (a Map set, no
- *   read of its windows per trade); `recompute` re-scores the pools traded within the
- *   window at the feed's cadence (feed.rules.ts RECOMPUTE_MS);
+ * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (its time and the
+ *   delivery's seq in popular's `traded`, no read of its windows per trade; a `pool`,
+ *   `migration` or `pool.graduated` event of a pool traded moves its seq on too);
+ *   `recompute` re-scores the pools traded within the window at the feed's cadence
+ *   (feed.rules.ts RECOMPUTE_MS), reading again only those a seq or time says may have
+ *   changed (InputMemo);
  * - stocks: also `token` events that carry `tags` (DECISIONS.md "Tokenized stocks"):
  *   the tokens tagged `stock`, as the token actor merged the tags (the latest by slot).
  * Publishing (`flushLive`, `recompute`) is the engine-clock ticker's (engine/topics/
@@ -28,10 +31,20 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
 export interface FeedState {
   feed: FeedName;
   books: Record<RankingWindow, FeedBook>;
-  /** popular: pools traded in the last 24 h, by the time of their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
-  traded: Map<string, number>;
+  /** popular: pools traded in the last 24 h, with their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
+  traded: Map<string, TradedPool>;
   /** stocks: the tokens whose merged tags hold `stock` (empty in the others); `market.stockMints` adds the configured ones at recompute. */
   stockTokens: Set<string>;
+}
+
+/**
+ * A pool in popular's `traded`: the engine time of its latest trade, and the seq of the
+ * latest delivery that changed what the recompute reads of it (a trade, or its `pool`,
+ * `migration` or `pool.graduated` event): InputMemo re-reads a pool whose seq moved on.
+ */
+export interface TradedPool {
+  at: number;
+  seq: number;
 }
 
 /** What the feed behaviour needs beyond its events. */
@@ -39,14 +52,15 @@ export interface FeedBehaviorOptions {
   settings?: Readonly<FeedSettings>;
 }
 
-const NEW_PAIR: readonly FeedName[] = ['new_pair'];
 /**
  * A `pool` event also reaches top_gainers and stocks, which take no trade (popular's
  * traded pools are theirs too): it creates them, since the ticker's changes reach only
- * actors that exist (ActorHost.update).
+ * actors that exist (ActorHost.update). popular takes the events that change a pool
+ * besides its trades (its seq in `traded`).
  */
-const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks'];
-const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated'];
+const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks', 'popular', 'almost_bonded'];
+const ON_MIGRATION: readonly FeedName[] = ['new_pair', 'popular'];
+const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated', 'popular'];
 const ON_TAGS: readonly FeedName[] = ['stocks'];
 
 type Windowed = ReturnType<PoolState['windows']['read']>;
@@ -118,6 +132,12 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
   // stocks takes trades only when some token is a stock.
   // popular records the pools traded for top_gainers and stocks too (one delivery, not three).
   const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
+  // almost_bonded only the trades of a curve at or past its threshold before or after the
+  // trade (PoolTradeEvent.curve_pct): a member's progress is at least that before any trade
+  // that can take it out (its `pool` events and graduation reach it too), so the others
+  // could neither make nor unmake one. A trade derived again, whose curve_pct is not known, goes to both.
+  const popularOnly: readonly FeedName[] = ['popular'];
+  const almostBondedPct = settings.almostBondedPct;
   return {
     kind: 'feed',
     takes: ['token', 'pool', 'migration', 'pool.trade', 'pool.graduated'],
@@ -126,9 +146,9 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'pool':
           return ON_POOL;
         case 'migration':
-          return NEW_PAIR;
+          return ON_MIGRATION;
         case 'pool.trade':
-          return onTrade;
+          return e.curve_pct === null || (e.curve_pct !== undefined && e.curve_pct < almostBondedPct) ? popularOnly : onTrade;
         case 'pool.graduated':
           return ON_GRADUATED;
         case 'token':
@@ -154,11 +174,12 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
           }
           return;
         case 'almost_bonded':
-          if (e.type === 'pool.trade' || e.type === 'pool.graduated') {
+          if (e.type === 'pool.trade' || e.type === 'pool.graduated' || e.type === 'pool') {
             const s = readPool(ctx, e.pool_address);
             if (!s || s.info!.pool_type !== 'bonding_curve') return;
-            // The common case per trade, without building an input: a curve under the threshold that is not a member (the four windows agree).
-            if (e.type === 'pool.trade' && !state.books['1h'].has(e.pool_address)) {
+            // The common case, without building an input: a curve under the threshold that is not a member (the four windows agree).
+            // A `pool` event may change the curve's reserve at launch, so its progress.
+            if (e.type !== 'pool.graduated' && !state.books['1h'].has(e.pool_address)) {
               const progress = curveProgress(s);
               if (progress === null || progress < settings.almostBondedPct) return;
             }
@@ -173,7 +194,21 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
           }
           return;
         case 'popular':
-          if (e.type === 'pool.trade') state.traded.set(e.pool_address, now);
+          if (e.type === 'pool.trade') {
+            const t = state.traded.get(e.pool_address);
+            if (t === undefined) state.traded.set(e.pool_address, { at: now, seq: ctx.seq });
+            else {
+              t.at = now;
+              t.seq = ctx.seq;
+            }
+          } else if (e.type === 'pool') changed(state, e.pool_address, ctx.seq);
+          else if (e.type === 'migration') {
+            changed(state, e.from_pool_address, ctx.seq);
+            changed(state, e.to_pool_address, ctx.seq);
+          } else if (e.type === 'pool.graduated') {
+            changed(state, e.pool_address, ctx.seq);
+            if (e.migrated_to_pool_address !== null) changed(state, e.migrated_to_pool_address, ctx.seq);
+          }
           return;
         case 'stocks':
           // A token event without `tags` leaves the token's tags as they were.
@@ -190,17 +225,32 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
     toSnapshot: (state) => ({
       feed: state.feed,
       books: Object.fromEntries(RANKING_WINDOWS.map((w) => [w, state.books[w].toData()])),
-      traded: [...state.traded],
+      traded: tradedRows(state.traded),
       stockTokens: [...state.stockTokens],
     }),
     fromSnapshot(data) {
       // stockTokens: absent from snapshots written before token tags.
-      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number]>; stockTokens?: string[] };
+      // traded: [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
+      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number, number?]>; stockTokens?: string[] };
       const books = {} as Record<RankingWindow, FeedBook>;
       for (const w of RANKING_WINDOWS) books[w] = FeedBook.fromData(d.feed, w, d.books[w], settings);
-      return { feed: d.feed, books, traded: new Map(d.traded), stockTokens: new Set(d.stockTokens ?? []) };
+      const traded = new Map<string, TradedPool>();
+      for (const [pool, at, seq] of d.traded) traded.set(pool, { at, seq: seq ?? -1 });
+      return { feed: d.feed, books, traded, stockTokens: new Set(d.stockTokens ?? []) };
     },
   };
+}
+
+/** A pool traded changed otherwise than by a trade (popular): its seq moves on. */
+function changed(state: FeedState, pool: string, seq: number): void {
+  const t = state.traded.get(pool);
+  if (t !== undefined) t.seq = seq;
+}
+
+function tradedRows(traded: ReadonlyMap<string, TradedPool>): Array<[string, number, number]> {
+  const rows: Array<[string, number, number]> = [];
+  for (const [pool, t] of traded) rows.push([pool, t.at, t.seq]);
+  return rows;
 }
 
 function readPool(ctx: ActorContext, address: string): PoolState | undefined {
@@ -234,29 +284,33 @@ export function flushLive(state: FeedState, now: number): FeedFlush[] {
  * at one time: every 10 minutes all four): for each window, each pool traded (popular's
  * `traded`, which the three share) within it, from its windowed metrics; null for a pool
  * not traded in it (it leaves). A pool's state and its windowed metrics are read once
- * for all the windows it was traded in.
+ * for all the windows it was traded in. With a `memo`, only what may have changed
+ * (InputMemo).
  */
 export function windowInputs(
-  traded: ReadonlyMap<string, number>,
+  traded: ReadonlyMap<string, TradedPool>,
   windows: readonly RankingWindow[],
   now: number,
   market: FeedMarket,
   isStock: (token: string) => boolean,
+  memo?: InputMemo,
 ): Map<RankingWindow, Map<string, RankInput | null>> {
   const out = new Map<RankingWindow, Map<string, RankInput | null>>();
-  const steps = windowInputSteps(traded, windows, now, market, isStock, out);
+  const steps = windowInputSteps(traded, windows, now, market, isStock, out, memo);
   while (!steps.next().done);
   return out;
 }
 
 /** Pools read between two steps of `windowInputSteps`: a pool read back from its snapshot takes ~0.1 ms. */
 const INPUT_STEP_POOLS = 8;
+/** Pools passed over (the memo says nothing changed) between two steps. */
+const INPUT_STEP_SKIPS = 2_048;
 
 /**
- * `windowInputs` in steps (a yield every INPUT_STEP_POOLS pools), into `out`, which has
- * an empty map for each window when this returns: the ranking streams run it in slices
- * with no event applied between them (Ticker `holds`), so `traded` and every pool read
- * stay as they were at `now`.
+ * `windowInputs` in steps (a yield every INPUT_STEP_POOLS pools read), into `out`, which
+ * has an empty map for each window when this returns: the ranking streams run it in
+ * slices with no event applied between them (Ticker `holds`), so `traded` and every pool
+ * read stay as they were at `now`.
  */
 export function windowInputSteps(...args: Parameters<typeof readInputs>): Generator<void> {
   const [, windows, , , , out] = args;
@@ -264,41 +318,232 @@ export function windowInputSteps(...args: Parameters<typeof readInputs>): Genera
   return readInputs(...args);
 }
 
+/** A memo's record of one pool: per window of RANKING_WINDOWS, what its last read gave. */
+interface Memo {
+  base: string;
+  quote: string;
+  /** liquidityQuote at the last read (a trade or a pool event moves the seq on). */
+  liquidity: number;
+  /** The base token was a stock at the last read. */
+  stock: boolean;
+  created_at: number;
+  migrated_from_pool_address: string | null;
+  migrated_at: number | null;
+  progress: number | null;
+  complete: boolean;
+  /**
+   * Per window w (RANKING_WINDOWS index), MEMO_FIELDS numbers at w × MEMO_FIELDS: the
+   * pool's seq when read (-Infinity: its last input was null; NaN: not known), until when the read
+   * holds (PoolWindows.stableUntil), volume_usd (NaN: null), trader_count, trade_count,
+   * price_change_pct (NaN: null).
+   */
+  w: Float64Array;
+}
+
+const MEMO_FIELDS = 6;
+const M_SEQ = 0;
+const M_UNTIL = 1;
+const M_VOLUME = 2;
+const M_TRADERS = 3;
+const M_TRADES = 4;
+const M_CHANGE = 5;
+const WINDOW_INDEX: Readonly<Record<RankingWindow, number>> = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, i])) as Record<RankingWindow, number>;
+const nullable = (x: number): number | null => (x === x ? x : null);
+
+/**
+ * What the recomputes read of each pool (ranking streams, one per engine), so that they
+ * read again only what may have changed. A pool's windowed metrics move only as a trade
+ * enters or leaves the window, so its input in a window is the one last read while its
+ * seq in popular's `traded` is the same and `now` is before the read's
+ * PoolWindows.stableUntil: such a pool is passed over, not read (a passivated one would be
+ * read back from its snapshot), since the books already hold its score. Except where
+ * the score can move without the pool: top_gainers' liquidity in USD is the quote side's
+ * liquidity × the quote's price now, and stocks follow the tags; a pool with a rising
+ * price (a top_gainers candidate) or a stock then gets its input again from the memo,
+ * priced now. The same inputs as reading every pool, by construction and by
+ * test/integration/rankings-memo.test.ts. Not kept across restarts (the first recompute
+ * reads every pool traded). A feed actor rebuilt (its books back to a snapshot) empties
+ * it (`hold`).
+ */
+export class InputMemo {
+  private readonly pools = new Map<string, Memo>();
+  private readonly states: Array<FeedState | undefined> = [];
+  /** Pools read from the market, pool-windows passed over, and inputs given again from the memo, since made (diagnostics, tests). */
+  reads = 0;
+  skips = 0;
+  reused = 0;
+
+  get size(): number {
+    return this.pools.size;
+  }
+
+  /**
+   * Keeps the memo only while the feeds it fed are the same objects: a feed actor rebuilt
+   * or read back from its snapshot has books the memo cannot vouch for.
+   */
+  hold(states: ReadonlyArray<FeedState | undefined>): void {
+    let same = states.length === this.states.length;
+    for (let i = 0; same && i < states.length; i++) same = states[i] === this.states[i];
+    if (same) return;
+    this.pools.clear();
+    this.states.length = 0;
+    this.states.push(...states);
+  }
+
+  /** Forgets the pools `traded` no longer holds (after popular's 24h pass). */
+  prune(traded: ReadonlyMap<string, TradedPool>): void {
+    for (const pool of this.pools.keys()) if (!traded.has(pool)) this.pools.delete(pool);
+  }
+
+  get(pool: string): Memo | undefined {
+    return this.pools.get(pool);
+  }
+
+  /** The pool's record, made (every window not known) if it has none. */
+  entry(pool: string): Memo {
+    let m = this.pools.get(pool);
+    if (m === undefined) {
+      const w = new Float64Array(RANKING_WINDOWS.length * MEMO_FIELDS);
+      for (let i = 0; i < RANKING_WINDOWS.length; i++) w[i * MEMO_FIELDS + M_SEQ] = NaN;
+      m = { base: '', quote: '', liquidity: 0, stock: false, created_at: 0, migrated_from_pool_address: null, migrated_at: null, progress: null, complete: false, w };
+      this.pools.set(pool, m);
+    }
+    return m;
+  }
+
+  /** Records what was read of `pool` besides its windows (written by the caller). */
+  record(pool: string, s: PoolState, stock: boolean): Memo {
+    const m = this.entry(pool);
+    const info = s.info!;
+    m.base = info.base_address;
+    m.quote = info.quote_address;
+    m.liquidity = liquidityQuote(s);
+    m.stock = stock;
+    m.created_at = info.created_at;
+    m.migrated_from_pool_address = info.migrated_from_pool_address;
+    m.migrated_at = info.migrated_from_pool_address ? info.migrated_at : null;
+    m.progress = curveProgress(s);
+    m.complete = info.replaced_by_pool_address !== null || s.completed_key !== null;
+    return m;
+  }
+}
+
+/** The input of window `wi` from a memo, priced at `q` (a new object: the three feeds take it later). */
+function memoInput(pool: string, m: Memo, wi: number, q: number | null, stock: boolean): RankInput {
+  const o = wi * MEMO_FIELDS;
+  return {
+    pool_address: pool,
+    created_at: m.created_at,
+    migrated_from_pool_address: m.migrated_from_pool_address,
+    migrated_at: m.migrated_at,
+    bonding_curve_progress_pct: m.progress,
+    complete: m.complete,
+    stock,
+    volume_usd: nullable(m.w[o + M_VOLUME]!),
+    trader_count: m.w[o + M_TRADERS]!,
+    trade_count: m.w[o + M_TRADES]!,
+    price_change_pct: nullable(m.w[o + M_CHANGE]!),
+    liquidity_usd: q === null ? null : m.liquidity * q,
+  };
+}
+
+/** What a recompute does with one pool in one window. */
+const SKIP = 0;
+const NULL = 1;
+const MEMO = 2;
+const READ = 3;
+/** Per window of the list, for the pool at hand (synchronous use only). */
+let plan = new Uint8Array(RANKING_WINDOWS.length);
+
 function* readInputs(
-  traded: ReadonlyMap<string, number>,
+  traded: ReadonlyMap<string, TradedPool>,
   windows: readonly RankingWindow[],
   now: number,
   market: FeedMarket,
   isStock: (token: string) => boolean,
   out: Map<RankingWindow, Map<string, RankInput | null>>,
+  memo?: InputMemo,
 ): Generator<void> {
   const since = windows.map((w) => now - WINDOWS[w]);
+  const index = windows.map((w) => WINDOW_INDEX[w]);
+  const outs = windows.map((w) => out.get(w)!);
   let earliest = Infinity;
   for (const t of since) if (t < earliest) earliest = t;
-  let k = 0;
-  for (const [pool, at] of traded) {
-    if (++k % INPUT_STEP_POOLS === 0) yield;
-    const s = at > earliest ? market.pool(pool) : undefined;
-    if (!s) {
-      for (const w of windows) out.get(w)!.set(pool, null);
-      continue;
-    }
-    const info = s.info!;
-    const q = market.quoteUsd(info.quote_address);
-    const stock = isStock(info.base_address);
-    // Only the windows due: each is a scan of the pool's trade log or a ring.
-    const read = s.windows.read(now, windows);
+  let reads = 0;
+  let skips = 0;
+  for (const [pool, entry] of traded) {
+    const at = entry.at;
+    const m = memo?.get(pool);
+    let reading: readonly RankingWindow[] | null = null;
+    let needs = 0;
+    if (plan.length < windows.length) plan = new Uint8Array(windows.length);
     for (let i = 0; i < windows.length; i++) {
-      const w = windows[i]!;
+      const o = index[i]! * MEMO_FIELDS;
+      const seq = m === undefined ? NaN : m.w[o + M_SEQ]!;
       if (at <= since[i]!) {
-        out.get(w)!.set(pool, null);
+        // Not traded in the window: null, unless the memo says its last input already was.
+        plan[i] = seq === -Infinity ? SKIP : NULL;
+      } else if (seq === entry.seq && now < m!.w[o + M_UNTIL]!) {
+        const change = m!.w[o + M_CHANGE]!;
+        plan[i] = m!.stock || change > 0 || isStock(m!.base) ? MEMO : SKIP;
+      } else {
+        plan[i] = READ;
+        needs++;
+      }
+    }
+    const s = needs > 0 && at > earliest ? market.pool(pool) : undefined;
+    if (needs > 0) {
+      reads++;
+      if (memo) memo.reads++;
+    }
+    let q: number | null | undefined;
+    let read: Windowed | undefined;
+    let rec: Memo | undefined;
+    let stock = false;
+    if (s !== undefined) {
+      const info = s.info!;
+      q = market.quoteUsd(info.quote_address);
+      stock = isStock(info.base_address);
+      reading = windows.filter((_, i) => plan[i] === READ);
+      // Only the windows due: each is a scan of the pool's trade log or a ring.
+      read = s.windows.read(now, reading);
+      if (memo) rec = memo.record(pool, s, stock);
+    }
+    for (let i = 0; i < windows.length; i++) {
+      const p = plan[i]!;
+      if (p === SKIP) {
+        if (memo) memo.skips++;
         continue;
       }
-      const input = rankInput(s, w, now, stock, emptyInput(), read);
+      const o = index[i]! * MEMO_FIELDS;
+      if (p === NULL || (p === READ && s === undefined)) {
+        outs[i]!.set(pool, null);
+        // Known null from now on: passed over until it trades again.
+        if (memo) memo.entry(pool).w[o + M_SEQ] = -Infinity;
+        continue;
+      }
+      if (p === MEMO) {
+        const mm = m!;
+        q ??= market.quoteUsd(mm.quote);
+        outs[i]!.set(pool, memoInput(pool, mm, index[i]!, q, isStock(mm.base)));
+        memo!.reused++;
+        continue;
+      }
+      const input = rankInput(s!, windows[i]!, now, stock, emptyInput(), read);
       // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
-      input.liquidity_usd = q === null ? null : liquidityQuote(s) * q;
-      out.get(w)!.set(pool, input);
+      input.liquidity_usd = q === null || q === undefined ? null : liquidityQuote(s!) * q;
+      outs[i]!.set(pool, input);
+      if (rec !== undefined) {
+        const w = rec.w;
+        w[o + M_SEQ] = entry.seq;
+        w[o + M_UNTIL] = s!.windows.stableUntil(now, windows[i]!);
+        w[o + M_VOLUME] = input.volume_usd ?? NaN;
+        w[o + M_TRADERS] = input.trader_count;
+        w[o + M_TRADES] = input.trade_count;
+        w[o + M_CHANGE] = input.price_change_pct ?? NaN;
+      }
     }
+    if (needs > 0 ? reads % INPUT_STEP_POOLS === 0 : ++skips % INPUT_STEP_SKIPS === 0) yield;
   }
 }
 
@@ -316,7 +561,7 @@ export function recompute(state: FeedState, window: RankingWindow, now: number, 
 /** popular's 24h pass, after every feed's: forgets the pools not traded in 24 h (every book took them out). */
 export function forgetUntraded(state: FeedState, now: number): void {
   const forget = now - WINDOWS['24h'];
-  for (const [pool, at] of state.traded) if (at <= forget) state.traded.delete(pool);
+  for (const [pool, t] of state.traded) if (t.at <= forget) state.traded.delete(pool);
 }
 
 export const isLiveFeed = (feed: FeedName): boolean => LIVE_FEEDS.has(feed);

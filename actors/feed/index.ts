@@ -1,5 +1,5 @@
 /** The entry point of actors/feed/: what other folders may import from it (STYLE.md 3). */
-export { createFeedBehavior, flushLive, forgetUntraded, recompute, windowInputs, windowInputSteps, type FeedBehaviorOptions, type FeedMarket, type FeedState } from './feed.actor.ts';
+export { createFeedBehavior, flushLive, forgetUntraded, InputMemo, recompute, windowInputs, windowInputSteps, type FeedBehaviorOptions, type FeedMarket, type FeedState, type TradedPool } from './feed.actor.ts';
 export { batchEvents, snapshotEvent, type RankingEvent, type SnapshotEvent } from './feed.events.ts';
 export { type FeedBatch, type FeedFlush, type RankRow } from './feed.logic.ts';
 export type { RankInput } from './feed.rules.ts';

@@ -11,7 +11,7 @@ import { PoolCandles } from './candles.ts';
 import { PoolClosedCandles } from './closed-candles.ts';
 import { CurveGain } from './curve-gain.ts';
 import { DistinctWallets } from './distinct.ts';
-import { applyMigrationToPool, applyPool, applySwap, initialPool, tradeSourceOf, type PoolState, type PricingInputs } from './pool.logic.ts';
+import { applyMigrationToPool, applyPool, applySwap, curveProgress, initialPool, tradeSourceOf, type PoolState, type PricingInputs } from './pool.logic.ts';
 import { PoolWindows } from './windows.ts';
 import { knownMintUsd, quoteUsdOf, type UsdReader } from './usd-price.ts';
 import { TradeLog } from './trade-log.ts';
@@ -116,8 +116,11 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext): EventObject |
     state.waiting.push(e);
     return;
   }
+  const curve = state.info?.pool_type === 'bonding_curve';
+  const before = curve ? curveProgress(state) : null;
   const stored = applySwap(state, e, inputs);
-  emitTrade(state, stored, ctx);
+  const after = curve ? curveProgress(state) : null;
+  emitTrade(state, stored, ctx, before === null || after === null ? null : Math.max(before, after));
   if (state.info?.pool_type === 'bonding_curve' && state.real_base_reserve === 0) {
     if (state.completed_key === null) {
       state.completed_key = [e.at, e.slot, e.tx_index, e.event_index];
@@ -127,10 +130,10 @@ function trade(state: PoolState, e: SwapEvent, ctx: ActorContext): EventObject |
   }
 }
 
-/** The derived `pool.trade` of an applied swap: one object per trade, the stored tuple shared. */
-function emitTrade(state: PoolState, stored: StoredTrade, ctx: ActorContext): void {
+/** The derived `pool.trade` of an applied swap: one object per trade, the stored tuple shared; `curve`: PoolTradeEvent.curve_pct (undefined: not known). */
+function emitTrade(state: PoolState, stored: StoredTrade, ctx: ActorContext, curve?: number | null): void {
   const info = state.info!;
-  ctx.emit({ type: 'pool.trade', pool_address: state.pool_address, base_address: info.base_address, quote_address: info.quote_address, trade: stored });
+  ctx.emit({ type: 'pool.trade', pool_address: state.pool_address, base_address: info.base_address, quote_address: info.quote_address, trade: stored, curve_pct: curve });
 }
 
 function emitGraduated(state: PoolState, to: string | null, at: number, ctx: ActorContext): void {

@@ -334,6 +334,39 @@ export class PoolWindows {
     return out;
   }
 
+  /**
+   * Until when (exclusive) `read` of `window` gives what it gives at `now`, no trade
+   * added: the time its oldest bucket holding a trade leaves it (a window reads the
+   * buckets (⌊t/R⌋ − 60, head], so bucket b leaves at (b + 60)·R). Every figure of the
+   * window (sums, counts, distinct wallets, whose marks sit in buckets holding trades,
+   * and the start price, the last trade out of it) changes only as a trade enters or
+   * leaves it. Infinity for a window holding none. The ranking feeds' recompute re-reads
+   * a pool no trade has reached only past this time (actors/feed/feed.actor.ts).
+   */
+  stableUntil(now: number, window: WindowName): number {
+    const r = NAMES.indexOf(window);
+    const res = RES[r]!;
+    const start = Math.floor((now > this.maxAt ? now : this.maxAt) / res) - N;
+    let min = Infinity;
+    const log = this.log;
+    if (log !== null) {
+      for (let t = 0; t < this.logLength; t += L) {
+        const b = Math.floor(log[t]! / res);
+        if (b > start && b < min) min = b;
+      }
+    } else {
+      const head = this.rings[r * H + H_HEAD]!;
+      for (let half = 0; half < 2; half++) {
+        for (let bits = this.occupied[r * 2 + half]!; bits !== 0; bits &= bits - 1) {
+          const slot = half * HALF + 31 - Math.clz32(bits & -bits);
+          const b = head - mod(head - slot);
+          if (b > start && b < min) min = b;
+        }
+      }
+    }
+    return min === Infinity ? Infinity : (min + N) * res;
+  }
+
   toSnapshot(): PoolWindowsSnapshot {
     const finite = (x: number) => (Number.isFinite(x) ? x : null);
     const trade = (a: ArrayLike<number>, i: number) => (Number.isFinite(a[i]!) ? [a[i]!, a[i + 1]!, a[i + 2]!, finite(a[i + 3]!)] : null);

@@ -25,6 +25,13 @@ export interface PoolTradeEvent {
   quote_address: string;
   /** The trade as stored (read with TRADE.*): priceQuote, quoteUsd (null: USD unknown). Shared, never to be changed. */
   trade: StoredTrade;
+  /**
+   * A bonding curve's progress (0..100), the larger of before and after the trade, so
+   * that the almost_bonded feed takes only the trades of curves at or past its
+   * threshold (or leaving it); null for a pool without a curve; absent on a trade
+   * derived again from the trades store (ActorBehavior.rederive), where it is not known.
+   */
+  curve_pct?: number | null;
 }
 
 /**

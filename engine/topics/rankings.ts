@@ -6,6 +6,7 @@ import {
   batchEvents,
   flushLive,
   forgetUntraded,
+  InputMemo,
   recompute,
   windowInputSteps,
   snapshotEvent,
@@ -54,6 +55,8 @@ export interface RankingStreamsOptions {
    * actor's `stockTokens`).
    */
   stockMints?: ReadonlySet<string>;
+  /** Re-read only the pools that may have changed (InputMemo; default on): off only to test that it changes nothing. */
+  memo?: boolean;
 }
 
 /** The live feeds' beat: an `enter` goes out at most a second of engine time after the event that caused it. */
@@ -87,9 +90,12 @@ export class RankingStreams {
   private readonly jobs: Array<{ window: RankingWindow; at: number; done: boolean }> = [];
   /** The pass over `jobs` under way (any window's pass drives it). */
   private runner: Generator<void> | null = null;
+  /** What the recomputes read of each pool (null: every pool traded is read at every recompute). */
+  readonly memo: InputMemo | null;
 
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
+    this.memo = options.memo === false ? null : new InputMemo();
   }
 
   /**
@@ -168,7 +174,8 @@ export class RankingStreams {
       const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
       const out = new Map<RankingWindow, Map<string, RankInput | null>>();
-      reading = this.reading = { at, out, steps: windowInputSteps(popular.traded, due, at, this.options.market, isStock, out) };
+      this.memo?.hold(NON_LIVE.map((feed) => this.options.feeds.get(feed)));
+      reading = this.reading = { at, out, steps: windowInputSteps(popular.traded, due, at, this.options.market, isStock, out, this.memo ?? undefined) };
     }
     while (!reading.steps.next().done) yield;
     const inputs = reading.out.get(window)!;
@@ -178,7 +185,11 @@ export class RankingStreams {
       const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
       if (flush) this.published(feed, window, flush, at);
     }
-    if (window === '24h') this.options.feeds.update('popular', (state) => forgetUntraded(state, at));
+    if (window === '24h') {
+      this.options.feeds.update('popular', (state) => forgetUntraded(state, at));
+      const traded = this.options.feeds.get('popular')?.traded;
+      if (traded) this.memo?.prune(traded);
+    }
   }
 
   private published(feed: FeedName, window: RankingWindow, flush: FeedFlush, at: number): void {

@@ -5,6 +5,8 @@ import { applyWindowOps, batchEvents, followWindow, holdSnapshot, snapshotEvent,
 import { FeedBook, longestIncreasing, type RankRow } from '../../../actors/feed/feed.logic.ts';
 import { membershipMachine, membershipStep } from '../../../actors/feed/feed.machine.ts';
 import { FEED_DEFAULTS, type RankInput } from '../../../actors/feed/feed.rules.ts';
+import { createFeedBehavior } from '../../../actors/feed/feed.actor.ts';
+import type { PoolTradeEvent } from '../../../engine/model/index.ts';
 
 const T0 = Date.UTC(2026, 10, 27, 12, 0, 0);
 const MIN = 60_000;
@@ -202,6 +204,18 @@ describe('almost_bonded', () => {
     expect(book.flush(T0 + 5).batch!.exited).toEqual(['PX']);
     book.update(pool('PX', { bonding_curve_progress_pct: 75 }), T0 + 6);
     expect(book.flush(T0 + 6).batch!.entered).toEqual([{ pool_address: 'PX', rank: 1, score: 75, entered_at: T0 + 6 }]);
+  });
+});
+
+describe('which trades reach almost_bonded', () => {
+  it('a curve at or past the threshold before or after the trade, or not known (derived again); never a pool without a curve', () => {
+    const route = createFeedBehavior({ settings: { ...FEED_DEFAULTS, almostBondedPct: 70 } }).route;
+    const trade = (curve_pct?: number | null): PoolTradeEvent => ({ type: 'pool.trade', pool_address: 'P', base_address: 'B', quote_address: 'Q', trade: [] as never, curve_pct });
+    expect(route(trade(69.99))).toEqual(['popular']);
+    expect(route(trade(null))).toEqual(['popular']);
+    expect(route(trade(70))).toEqual(['almost_bonded', 'popular']);
+    expect(route(trade(99))).toEqual(['almost_bonded', 'popular']);
+    expect(route(trade(undefined))).toEqual(['almost_bonded', 'popular']);
   });
 });
 

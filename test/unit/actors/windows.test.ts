@@ -314,6 +314,33 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     }
   });
 
+  it('stableUntil: the window reads the same up to it, and not at it (a trade has left)', () => {
+    const names = ['1m', '5m', '1h', '6h', '24h'] as const;
+    for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
+      let i = 0;
+      const w = new PoolWindows(options);
+      let checked = 0;
+      let finite = 0;
+      for (const now of [...nows, end + 90_000, end + 7 * 3_600_000]) {
+        for (; i < tape.length && tape[i]!.at <= now; i++) w.add(tape[i]!);
+        for (const name of names) {
+          const until = w.stableUntil(now, name);
+          expect(until).toBeGreaterThan(now);
+          const first = at(w.read(now, [name]), 0);
+          const last = Number.isFinite(until) ? until - 1 : now + 2 * WINDOWS['24h'];
+          for (const t of [now + 1, Math.floor((now + last) / 2), last]) expect(at(w.read(t, [name]), 0)).toEqual(first);
+          checked++;
+          if (!Number.isFinite(until)) continue;
+          finite++;
+          // At `until` the oldest bucket holding trades has left: fewer trades in the window.
+          expect(at(w.read(until, [name]), 0).tc).toBeLessThan(first.tc);
+        }
+      }
+      expect(checked).toBe(8 * names.length);
+      expect(finite).toBeGreaterThan(20);
+    }
+  });
+
   it('round-trips a snapshot through JSON and msgpack and goes on identically', () => {
     for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
       const original = new PoolWindows(options);
