@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { RecentWalletPools, createQuery, type EngineStatus, type Query, type ResearchFeed } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/index.ts';
-import { Checkpointer, ResidentBytes, checkpointOf, latestAtOf } from './supervisor/index.ts';
+import { Checkpointer, ResidentBytes, checkpointOf, combineBehaviors, latestAtOf } from './supervisor/index.ts';
 import { ActorHost } from './supervisor/index.ts';
 import { Router } from './supervisor/index.ts';
 import { StaleEpochs } from './supervisor/index.ts';
@@ -23,7 +23,7 @@ import { ChartLineStreams, DiscoveryStreams, MarketPublisher, MarkerStreams, NO_
 import { WalletIndexer } from '../storage/index.ts';
 import { TRADE, type PoolGraduatedEvent, type PoolTradeEvent, type SignalEvent } from './model/index.ts';
 import { createWalletBehavior } from '../actors/wallet/index.ts';
-import { createTokenSignalsBehavior, resolveSignalThresholds, type TokenSignalsState } from '../actors/signals/index.ts';
+import { createTokenSignalsBehavior, resolveSignalThresholds, TOKEN_SIGNALS_PART, type TokenSignalsState } from '../actors/signals/index.ts';
 import { SignalsRepo } from '../storage/index.ts';
 import { publishSignal } from './topics/index.ts';
 import { leaderboardBehavior, tokenTradersBehavior, type LeaderboardState, type TokenTradersState } from '../actors/wallet/index.ts';
@@ -99,7 +99,7 @@ export class Engine {
   readonly chartLines: ChartLineStreams;
   /** Wallet accounting (actors/wallet): positions per wallet, top traders per token, the leaderboard; null when off. */
   readonly wallets: { wallets: ActorHost<WalletState>; tokenTraders: ActorHost<TokenTradersState>; leaderboard: ActorHost<LeaderboardState> } | null;
-  /** The token-signals actors (`token-signals:<token>`); null with `signals: false`. */
+  /** The token-signals actors (`token-signals:<token>`), only without wallet accounting (with it a token's signals run in its token-traders actor); null with `signals: false`. */
   readonly tokenSignals: ActorHost<TokenSignalsState> | null;
   /** Every signal emitted (storage/signals.repo.ts); null with `signals: false`. */
   readonly signals: SignalsRepo | null;
@@ -185,15 +185,21 @@ export class Engine {
     // rankings after the wallets, whose positions they read.
     // Thresholds checked here: a bad signals.<kind>.<name> in the config fails the start, naming it.
     const thresholds = options.signals === false ? null : resolveSignalThresholds(options.config.signals);
-    const wallets = options.wallets === false ? null : { wallets: host(createWalletBehavior({ signals: thresholds })), tokenTraders: host(tokenTradersBehavior), leaderboard: host(leaderboardBehavior) };
+    const tokenSignals = thresholds ? createTokenSignalsBehavior(thresholds) : null;
+    // With wallet accounting on, a token's signals run in its token-traders actor: both take
+    // each trade of the token, keyed by it (one delivery and one snapshot, not two), and
+    // after the wallets, as the signals must (below).
+    const traders = tokenSignals ? combineBehaviors(tokenTradersBehavior, tokenSignals, TOKEN_SIGNALS_PART) : tokenTradersBehavior;
+    const wallets = options.wallets === false ? null : { wallets: host(createWalletBehavior({ signals: thresholds })), tokenTraders: host(traders), leaderboard: host(leaderboardBehavior) };
     this.wallets = wallets;
     const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
     // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     // Feeds after pools: a feed reads the pool a `pool` event declared.
     this.feeds = options.feeds === false ? null : host(createFeedBehavior());
-    // Token signals last: a trade's signals read the pool after it and the labels in force (actors/signals).
-    this.tokenSignals = thresholds ? host(createTokenSignalsBehavior(thresholds)) : null;
+    // Token signals after the pools and wallets: a trade's signals read the pool after it and the labels in force (actors/signals).
+    // Their own kind only without wallet accounting (else in token-traders, above).
+    this.tokenSignals = tokenSignals && !wallets ? host(tokenSignals) : null;
     this.signals = thresholds ? new SignalsRepo(this.storage) : null;
     this.hosts = [this.quotePrices, this.labels, this.tokens, this.pools, ...(this.feeds ? [this.feeds] : []), ...walletHosts, ...(this.tokenSignals ? [this.tokenSignals] : []), ...(options.actors ?? []).map(host)];
     for (const h of this.hosts) this.hostsByKind.set(h.kind, h);

@@ -1,5 +1,5 @@
 /** The entry point of actors/signals/: what other folders may import from it (STYLE.md 3). */
-export { createTokenSignalsBehavior, labelsOf, type TokenSignalsState } from './signals.actor.ts';
+export { createTokenSignalsBehavior, labelsOf, TOKEN_SIGNALS_PART, type TokenSignalsState } from './signals.actor.ts';
 export {
   Cooldowns,
   SignalTradeView,

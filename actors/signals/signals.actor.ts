@@ -1,5 +1,6 @@
 import { KNOWN_MINTS, TRADE, tradeFromTokenSide, type PoolGraduatedEvent, type PoolTradeEvent, type Signal } from '../../engine/model/index.ts';
-import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
+import type { ActorBehavior, ActorContext, ActorEvent, CombinedPart } from '../../engine/supervisor/index.ts';
+import type { TokenTradersState } from '../wallet/index.ts';
 import { activeLabels, type WalletLabelsState } from '../labels/index.ts';
 import { curveGain5m, curveProgress, type PoolState } from '../pool/index.ts';
 import { supplyOf, type TokenState } from '../token/index.ts';
@@ -147,3 +148,17 @@ export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds
     },
   };
 }
+
+/**
+ * A token's signals run in its token-traders actor when wallet accounting is on
+ * (engine/system.ts, engine/supervisor/combine.ts): both take each trade of the token,
+ * keyed by it, so one delivery and one snapshot instead of two. Their state is the
+ * token-traders state's `part`.
+ */
+export const TOKEN_SIGNALS_PART: CombinedPart<TokenTradersState, TokenSignalsState> = {
+  get: (state) => state.part as TokenSignalsState,
+  set: (state, part) => {
+    state.part = part;
+  },
+  keyOf: (state) => state.token_address,
+};

@@ -39,6 +39,8 @@ export interface TokenTradersState {
   token_address: string;
   /** By wallet (a Map: up to 1,250 wallets looked up per trade). */
   rows: Map<string, TraderRow>;
+  /** The state of a kind run in the same actor (engine/supervisor/combine.ts): the token's signals, when on. */
+  part?: unknown;
 }
 
 function copyRow(row: TraderRow, p: Position): void {

@@ -11,7 +11,7 @@ import { swapCounter } from '../helpers/swap-counter.ts';
 /**
  * Contract: an actor behaviour (engine/supervisor/behavior.ts ActorBehavior), run
  * against every one the engine runs: the built-in quote-price, wallet-labels, token,
- * pool, feed, wallet, token-traders, wallet-leaderboard and token-signals (as the engine wires them: its
+ * pool, feed, wallet, token-traders (with the token signals in it), wallet-leaderboard and token-signals (on its own, with wallet accounting off) (as the engine wires them: its
  * own hosts' behaviours), and the tests' swap counter. Events are the ingest events and
  * the derived events the engine's actors emit for them (captured through the router),
  * so the kinds that take derived events are held to the same contract.
@@ -86,7 +86,11 @@ async function ingest(engine: Engine, events: readonly IngestEvent[], batch: num
 
 describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
   const open = async (name = 'a') => {
-    const engine = await temp.open({ data: `${temp.dir.path}/${name}`, actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } }, { actors: [swapCounter] });
+    // token-signals is a kind of its own only without wallet accounting (with it, a token's signals run in its token-traders actor).
+    const engine = await temp.open(
+      { data: `${temp.dir.path}/${name}`, actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } },
+      { actors: [swapCounter], wallets: kind === 'token-signals' ? false : undefined },
+    );
     const behavior = behaviorsOf(engine).find((b) => b.kind === kind);
     expect(behavior, `the engine runs ${kind}`).toBeDefined();
     return { engine, behavior: behavior! };

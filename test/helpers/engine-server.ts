@@ -88,10 +88,10 @@ export interface TempEngine {
   readonly dir: TempDir;
   /**
    * Opens an engine (test config) on the directory, or on `overrides.data`, and records
-   * it for the afterEach to stop (createEngine starts it). `clock`, `flushMs` and `sources`
-   * as createEngine takes them (by default the config's clock, the event clock).
+   * it for the afterEach to stop (createEngine starts it). `clock`, `flushMs`, `sources`
+   * and `wallets` as createEngine takes them (by default the config's clock, the event clock).
    */
-  open(overrides?: Partial<ConfigInput>, options?: Pick<EngineOptions, 'actors' | 'clock' | 'flushMs' | 'sources'>): Promise<Engine>;
+  open(overrides?: Partial<ConfigInput>, options?: Pick<EngineOptions, 'actors' | 'clock' | 'flushMs' | 'sources' | 'wallets'>): Promise<Engine>;
   /**
    * A simulated crash: what was ingested is made durable, nothing more is snapshotted,
    * storage is closed without a checkpoint; the engine is forgotten (never stopped).
@@ -129,7 +129,7 @@ export function useTempEngine(prefix?: string): TempEngine {
       return current();
     },
     async open(overrides = {}, options = {}) {
-      const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors, clock: options.clock, flushMs: options.flushMs, sources: options.sources });
+      const engine = await createEngine({ config: testConfig(current().path, overrides), actors: options.actors, clock: options.clock, flushMs: options.flushMs, sources: options.sources, wallets: options.wallets });
       engines.push(engine);
       return engine;
     },

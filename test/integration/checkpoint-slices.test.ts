@@ -109,9 +109,8 @@ describe('checkpoints and idle sweeps in slices', () => {
     const w = e.wallets!;
     const walletActors = w.wallets.size + w.tokenTraders.size + w.leaderboard.size;
     expect(w.tokenTraders.size).toBe(POOLS);
-    // A token-signals actor per traded token (actors/signals).
-    const signalActors = e.tokenSignals!.size;
-    expect(signalActors).toBe(POOLS);
+    // Each traded token's signals (actors/signals) run in its token-traders actor, not actors of their own.
+    expect(e.tokenSignals).toBeNull();
     const later = performance.now() + QUIET.idleMs;
     let finished = false;
     const sweep = e.passivateIdle(later, { sliceMs: 0.001 }).then((count) => ((finished = true), count));
@@ -125,8 +124,7 @@ describe('checkpoints and idle sweeps in slices', () => {
     expect(host.isResident(last)).toBe(true);
     expect(host.size).toBe(1);
     expect(e.tokens.size).toBe(0);
-    expect(count).toBe(2 * POOLS + feedActors + walletActors + signalActors); // every token, every pool but one, the wSOL price, the feed, wallet and token-signals actors
-    expect(e.tokenSignals!.size).toBe(0);
+    expect(count).toBe(2 * POOLS + feedActors + walletActors); // every token, every pool but one, the wSOL price, the feed and wallet actors
     expect(e.feeds!.size).toBe(0);
     expect(w.wallets.size + w.tokenTraders.size + w.leaderboard.size).toBe(0);
     // Passivated pools come back from their snapshots, every trade in place.
