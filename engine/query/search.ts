@@ -103,7 +103,8 @@ export class ResearchFeed {
 
   constructor(private readonly deps: ResearchFeedOptions) {
     this.store = new ResearchStore(deps.storage, deps.log);
-    this.creators = new CreatorIndex(deps.storage, (token) => creatorOf(deps.state.token(token)), deps.log);
+    // The index reads tokens in the background (peekToken): it keeps none resident.
+    this.creators = new CreatorIndex(deps.storage, (token) => creatorOf(deps.state.peekToken(token)), deps.log);
     this.load();
   }
 
@@ -295,11 +296,12 @@ export class ResearchFeed {
    */
   private tokenRecord(token: string): TokenRecord | null {
     const market = this.deps.state;
-    const state = market.token(token);
+    // Reads in the background: they keep neither the token nor its pools resident (ActorHost.peek).
+    const state = market.peekToken(token);
     if (!state || state.pools.length === 0) return null;
     // One pool (most tokens) is its own main pool: no need to rank.
     const only = state.pools.length === 1 ? market.peekPool(state.pools[0]!) : undefined;
-    const pools = state.pools.length === 1 ? (only ? [only] : []) : market.tokenPools(token);
+    const pools = state.pools.length === 1 ? (only ? [only] : []) : market.peekTokenPools(token);
     const main = pools[0];
     if (!main) return null;
     const info = main.info!;
@@ -309,8 +311,8 @@ export class ResearchFeed {
       if (p.info!.base_address === token && p.info!.quote_address !== info.quote_address) multiQuote = true;
     }
     const totals = tokenTotals(tradedPools(token, pools), info.quote_address);
-    const via = market.quoteUsdVia(info.quote_address);
-    const own = market.quoteUsdVia(token);
+    const via = market.peekQuoteUsdVia(info.quote_address);
+    const own = market.peekQuoteUsdVia(token);
     return {
       token_address: token,
       name: meta.name,

@@ -30,7 +30,7 @@ export interface ActorReader<S> {
 export interface MarketStateOptions {
   /** `peek`: a read in the background, which leaves what stays resident alone (ActorHost.peek). */
   pools: ActorReader<PoolState> & { lifecycle(key: string): unknown; peek(key: string): Readonly<PoolState> | undefined };
-  tokens: ActorReader<TokenState>;
+  tokens: ActorReader<TokenState> & { peek(key: string): Readonly<TokenState> | undefined };
   quotePrices: ActorReader<QuotePriceState>;
   /** Wallet labels for trade records; `version` moves with every label event. */
   labels: ActorReader<WalletLabelsState> & { readonly version: number };
@@ -78,6 +78,13 @@ export class MarketState {
     mintUsd: (mint) => knownMintUsd(mint, this.actors.quotePrices.get(mint) as QuotePriceState | undefined),
   };
 
+  /** `latest` for reads in the background: tokens and pools peeked (ActorHost.peek). */
+  private readonly peeking: UsdReader = {
+    token: (address) => this.peekToken(address),
+    pool: (address) => this.peekPool(address),
+    mintUsd: (mint) => knownMintUsd(mint, this.actors.quotePrices.get(mint) as QuotePriceState | undefined),
+  };
+
   /** A declared pool's state (one whose `pool` event was applied), or undefined. */
   pool(address: string): PoolState | undefined {
     const s = this.actors.pools.get(address);
@@ -101,6 +108,31 @@ export class MarketState {
 
   token(address: string): TokenState | undefined {
     return this.actors.tokens.get(address) as TokenState | undefined;
+  }
+
+  /** A token's state for a read in the background, as `peekPool` (ActorHost.peek). */
+  peekToken(address: string): TokenState | undefined {
+    return this.actors.tokens.peek(address) as TokenState | undefined;
+  }
+
+  /** `tokenPools` for a read in the background: the token and its pools peeked (the research refresh). */
+  peekTokenPools(token: string): PoolState[] {
+    const t = this.peekToken(token);
+    if (!t) return [];
+    const states: PoolState[] = [];
+    for (const address of t.pools) {
+      const s = this.peekPool(address);
+      if (s !== undefined) states.push(s);
+    }
+    if (states.length < 2) return states;
+    const ranked = this.rank(token, states, this.peeking);
+    for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
+    return states;
+  }
+
+  /** `quoteUsdVia` for a read in the background: the tokens and pools it goes through peeked. */
+  peekQuoteUsdVia(quote: string): [mint: string, factor: number] | null {
+    return quoteUsdVia(quote, this.peeking);
   }
 
   /** A token's total supply in whole tokens, or null (actors/token supplyOf). */
@@ -157,11 +189,11 @@ export class MarketState {
   }
 
   /** The pools `states` of `token` in tokenPools' order, with their ranks. */
-  rank(token: string, states: PoolState[]): RankedPool[] {
+  rank(token: string, states: PoolState[], reader: UsdReader = this.latest): RankedPool[] {
     // Each pool's rank computed once, not in every comparison (a USD price lookup each).
     const ranked: RankedPool[] = [];
     for (const p of states) {
-      ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: poolValue(p, this.latest) });
+      ranked.push({ p, base: p.info!.base_address === token ? 1 : 0, value: poolValue(p, reader) });
     }
     return ranked.sort(byRank);
   }

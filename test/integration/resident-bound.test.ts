@@ -176,6 +176,19 @@ describe('resident actors bounded by count (actors.residentMax)', () => {
     }
     expect(engine.pools.size).toBe(BOUND);
     expect(pools.filter((p) => engine.pools.isResident(p))).toEqual(resident);
+    // The research refresh reads tokens and their pools the same way: every token's record
+    // read again leaves the resident tokens and pools as they were.
+    const tokens = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"token"')).map((l) => JSON.parse(l).token_address as string);
+    for (const token of tokens) if (engine.tokens.size < BOUND) engine.tokens.get(token);
+    expect(engine.tokens.size).toBe(BOUND);
+    const residentTokens = tokens.filter((t) => engine.tokens.isResident(t));
+    const research = engine.query.research! as unknown as { dirtyTokens: Set<string>; refresh(): boolean };
+    for (const token of tokens) research.dirtyTokens.add(token);
+    research.refresh();
+    expect(research.dirtyTokens.size).toBe(0);
+    expect(engine.tokens.size).toBe(BOUND);
+    expect(tokens.filter((t) => engine.tokens.isResident(t))).toEqual(residentTokens);
+    expect(pools.filter((p) => engine.pools.isResident(p))).toEqual(resident);
   });
 
   it('answers every market route with the same bytes as an unbounded engine', async () => {
