@@ -11,12 +11,18 @@ interface DbStats {
 /**
  * Keyed by each database's LMDB name, which lmdb-js's openDB sets as `name` on the
  * handle (null on the root database, `env`). Storage may open one database twice
- * (tradeBlocks is `trades` read as bytes): each name is counted once.
+ * (tradeBlocks is `trades` read as bytes): each name is counted once. Databases that
+ * other modules open on the environment (`research`, `creators`) are found by their
+ * names, the keys of the root database, and counted too.
  */
 export function bytesByDatabase(storage: Storage): Record<string, number> {
   const out: Record<string, number> = {};
   const counted = new Set<string>();
-  for (const db of Object.values(storage) as unknown[]) {
+  const handles: unknown[] = Object.values(storage);
+  for (const name of storage.env.getKeys()) {
+    if (typeof name === 'string') handles.push(storage.env.openDB({ name, encoding: 'binary', create: false } as never));
+  }
+  for (const db of handles) {
     const handle = db as { name?: unknown; getStats?: unknown } | null;
     if (!handle || typeof handle !== 'object' || typeof handle.name !== 'string' || typeof handle.getStats !== 'function') continue;
     if (counted.has(handle.name)) continue;

@@ -84,9 +84,15 @@ export const configSchema = z
           .min(0)
           .default(APPLY_SLICE_MS)
           .describe('longest the actors apply committed batches at once; the rest waits for later turns, with reads and WebSocket writes between them (0: each batch whole in its turn)'),
+        logRetentionMs: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('how long (event time) the ingest log is kept past the checkpoint that covers it; mds reads only what is after the last checkpoint (start-up replay, rebuilds), so 0 deletes the rest as each checkpoint is recorded'),
       })
       .strict()
-      .default({ batchMax: INGEST_BATCH_MAX, batchesInFlightMax: INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: INGEST_LINE_BYTES_MAX, applySliceMs: APPLY_SLICE_MS }),
+      .default({ batchMax: INGEST_BATCH_MAX, batchesInFlightMax: INGEST_BATCHES_IN_FLIGHT_MAX, lineBytesMax: INGEST_LINE_BYTES_MAX, applySliceMs: APPLY_SLICE_MS, logRetentionMs: 0 }),
     actors: z
       .object({
         idleMs: z.number().int().min(10).default(60_000).describe('an actor unused this long is passivated'),

@@ -9,7 +9,7 @@ import { openStorage, type Storage } from '../storage/index.ts';
 import { createClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { IngestEvent } from './ingest/index.ts';
-import { IngestGate, type IngestResult } from './ingest/index.ts';
+import { IngestGate, LogRetention, type IngestResult } from './ingest/index.ts';
 import { silentLogger } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { RecentWalletPools, createQuery, type EngineStatus, type Query, type ResearchFeed } from './query/index.ts';
@@ -297,6 +297,7 @@ export class Engine {
       : null;
     this.rankings?.start(this.ticker);
     chartLines.start(this.ticker);
+    const logRetention = new LogRetention(this.storage, this.config.ingest.logRetentionMs);
     this.checkpointer = new Checkpointer({
       storage: this.storage,
       hosts: this.hosts,
@@ -307,6 +308,7 @@ export class Engine {
       latestAt: () => this.applier.latestAt,
       running: () => this.state === 'ready',
       longTasks,
+      recording: (seq, at) => logRetention.checkpointed(seq, at),
     });
   }
 

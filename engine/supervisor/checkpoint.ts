@@ -32,6 +32,8 @@ export interface CheckpointDeps {
   running(): boolean;
   /** Slices past `debug.longTaskMs` are logged as `checkpoint`, `sweep` and `evict` (engine/long-tasks.ts). */
   longTasks?: LongTasks;
+  /** Called as a checkpoint's seq and event time are written, in that transaction (the ingest log's pruning: engine/ingest/log-retention.ts). */
+  recording?(seq: number, latestAt: number): void;
 }
 
 /**
@@ -116,7 +118,9 @@ export class Checkpointer {
   /** The checkpoint's seq and the latest event time, in the caller's transaction. */
   record(seq: number): Promise<unknown> {
     const { storage } = this.deps;
-    storage.meta.put(LATEST_AT_KEY, this.deps.latestAt());
+    const latestAt = this.deps.latestAt();
+    storage.meta.put(LATEST_AT_KEY, latestAt);
+    this.deps.recording?.(seq, latestAt);
     return storage.meta.put(CHECKPOINT_KEY, seq);
   }
 

@@ -8,6 +8,7 @@ import { simSource, simulate } from '../../engine/sources/sim/index.ts';
 import type { Source } from '../../engine/sources/source.ts';
 import type { Engine } from '../../engine/system.ts';
 import { untilApplied, useTempEngine } from '../helpers/engine-server.ts';
+import { KEEP_LOG } from '../helpers/fixtures.ts';
 import { within } from '../helpers/within.ts';
 
 /**
@@ -125,12 +126,12 @@ const DATA = () => join(temp.dir.path, 'data');
 describe.each(IMPLS)('source contract: $name', (impl) => {
   it('delivers its input to the engine in order, each event once', async () => {
     const input = impl.input(temp.dir.path);
-    const engine = await temp.open({ data: DATA() });
+    const engine = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     const running = engine.runSource(input.source(engine));
     await untilApplied(engine, 500);
     await within(engine.stop(), 10_000, 'engine.stop()');
     await running;
-    const reopened = await temp.open({ data: DATA() });
+    const reopened = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     const log = logged(reopened);
     expect(log.length).toBeGreaterThanOrEqual(500);
     expect(log).toEqual(reference(log.length));
@@ -139,7 +140,7 @@ describe.each(IMPLS)('source contract: $name', (impl) => {
 
   it('stops promptly when the engine stops, its input still open, and reports no source_done then', async () => {
     const input = impl.input(temp.dir.path);
-    const engine = await temp.open({ data: DATA() });
+    const engine = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     const source = input.source(engine);
     const running = engine.runSource(source);
     await untilApplied(engine, 1);
@@ -157,12 +158,12 @@ describe.each(IMPLS)('source contract: $name', (impl) => {
   });
 
   it('loses no event across a stop: a second run carries the log on, no gap, nothing twice', async () => {
-    const first = await temp.open({ data: DATA() });
+    const first = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     const run1 = first.runSource(impl.input(temp.dir.path).source(first));
     await untilApplied(first, 200);
     await within(first.stop(), 10_000, 'engine.stop()');
     await run1;
-    const second = await temp.open({ data: DATA() });
+    const second = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     // What the first run logged is the input's start, with no gap.
     const afterFirst = logged(second).length;
     expect(afterFirst).toBeGreaterThanOrEqual(200);
@@ -180,7 +181,7 @@ describe.each(IMPLS)('source contract: $name', (impl) => {
       await untilApplied(second, afterFirst + 300);
       await within(second.stop(), 10_000, 'engine.stop()');
       await run2;
-      const third = await temp.open({ data: DATA() });
+      const third = await temp.open({ data: DATA(), ingest: KEEP_LOG });
       const log = logged(third);
       expect(log.length).toBeGreaterThanOrEqual(afterFirst + 300);
       expect(log).toEqual(reference(log.length));
@@ -189,7 +190,7 @@ describe.each(IMPLS)('source contract: $name', (impl) => {
 
   it('reports source_done exactly when its input ended (finite), never for an endless one', async () => {
     const input = impl.input(temp.dir.path);
-    const engine = await temp.open({ data: DATA() });
+    const engine = await temp.open({ data: DATA(), ingest: KEEP_LOG });
     const source = input.source(engine);
     const running = engine.runSource(source);
     if (input.end()) {

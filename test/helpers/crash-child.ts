@@ -2,7 +2,7 @@
  * Child process of the crash test: ingests an NDJSON file through the engine and
  * prints `ack <line>` each time every line up to <line> is durable, then `done`; before
  * each, `thrown <n>`: how often its trade counter threw (armed every 1,000 lines).
- * Usage: node --import tsx crash-child.ts <data-dir> <file>
+ * Usage: node --import tsx crash-child.ts <data-dir> <file> [<ingest.logRetentionMs>]
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -11,9 +11,9 @@ import { swapCounter } from './swap-counter.ts';
 import { throwOnce, tradeCounter } from './trade-counter.ts';
 import { testConfig } from './fixtures.ts';
 
-const [data, file] = process.argv.slice(2) as [string, string];
+const [data, file, logRetentionMs] = process.argv.slice(2) as [string, string, string | undefined];
 const engine = await createEngine({
-  config: testConfig(data, { actors: { checkpointMs: 20, sweepMs: 20, idleMs: 30 } }),
+  config: testConfig(data, { actors: { checkpointMs: 20, sweepMs: 20, idleMs: 30 }, ...(logRetentionMs === undefined ? {} : { ingest: { logRetentionMs: Number(logRetentionMs) } }) }),
   actors: [swapCounter, tradeCounter],
 });
 /** Every this many lines, the trade counter of that line's swap's wallet is armed to throw once at its next trade (a rebuild). */

@@ -184,6 +184,13 @@ export function useTempRepo<R>(make: (storage: Storage) => R, prefix?: string): 
 }
 
 /** A config for tests: temp data dir, event clock, no source, quiet. */
+/**
+ * `ingest` overrides that keep the whole ingest log (a year of event time), for tests
+ * that read back everything ingested from it; by default the log covered by a
+ * checkpoint is deleted (engine/ingest/log-retention.ts).
+ */
+export const KEEP_LOG = { logRetentionMs: 365 * 86_400_000 };
+
 export function testConfig(data: string, overrides: Partial<ConfigInput> = {}): Config {
   return loadConfig({ flags: { data, source: 'none', clock: 'event', logLevel: 'silent', port: 0, ...overrides } as Record<string, unknown> });
 }

@@ -6,10 +6,10 @@
  */
 import { serveSimSource } from '../../engine/serve.ts';
 import { createEngine } from '../../engine/system.ts';
-import { testConfig } from './fixtures.ts';
+import { KEEP_LOG, testConfig } from './fixtures.ts';
 
 const [data, startAt, speed] = process.argv.slice(2) as [string, string, string];
-const engine = await createEngine({ config: testConfig(data, { source: 'sim', sim: { seed: 42, speed: Number(speed) } }) });
+const engine = await createEngine({ config: testConfig(data, { source: 'sim', sim: { seed: 42, speed: Number(speed) }, ingest: KEEP_LOG }) });
 // Wall time from <start-at> at its first reading (the market's start).
 let origin = -1;
 const now = () => {

@@ -5,11 +5,12 @@ import type { Engine } from '../../engine/system.ts';
 import { identityOf } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
-import { OTHER_WALLET, POOL, REQUIRED, TX, WSOL, base58, rng, sampleEvents, swapStream } from '../helpers/fixtures.ts';
+import { KEEP_LOG, OTHER_WALLET, POOL, REQUIRED, TX, WSOL, base58, rng, sampleEvents, swapStream } from '../helpers/fixtures.ts';
 
 // Every engine a test opens is stopped after it, even when an assertion fails first.
 const temp = useTempEngine();
-const open = temp.open;
+// These tests read back what was ingested from the log: all of it kept.
+const open = (overrides: Parameters<typeof temp.open>[0] = {}) => temp.open({ ...overrides, ingest: { ...KEEP_LOG, ...overrides.ingest } });
 
 const deadLetters = (engine: Engine) => [...engine.storage.deadLetters.getRange()].map((e) => e.value);
 const logged = (engine: Engine) => [...readLog(engine.storage, 1)].map((e) => e.event);

@@ -9,7 +9,7 @@ import { serveSimSource } from '../../engine/serve.ts';
 import { shiftEvent, simulate, SIM_FILE_START_AT } from '../../engine/sources/sim/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { openStorage } from '../../storage/lmdb.ts';
-import { tempDir, testConfig } from '../helpers/fixtures.ts';
+import { KEEP_LOG, tempDir, testConfig } from '../helpers/fixtures.ts';
 
 /**
  * `mds serve` restarted on its data directory goes on with the simulated market it was
@@ -40,7 +40,7 @@ function appliedUntil(engine: Engine, at: number): Promise<void> {
   });
 }
 
-const openSim = (data: string) => createEngine({ config: testConfig(data, { source: 'sim', sim: { seed: 42, speed: 1 } }) });
+const openSim = (data: string) => createEngine({ config: testConfig(data, { source: 'sim', sim: { seed: 42, speed: 1 }, ingest: KEEP_LOG }) });
 
 /**
  * Runs the simulator as `mds serve` does on `data`, from wall time `restartAt` for

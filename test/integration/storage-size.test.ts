@@ -6,7 +6,7 @@ import { identityOf, type IngestEvent } from '../../engine/ingest/events.ts';
 import { readLog } from '../../engine/ingest/gate.ts';
 import { openStorage } from '../../storage/lmdb.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
-import { swapStream } from '../helpers/fixtures.ts';
+import { KEEP_LOG, swapStream } from '../helpers/fixtures.ts';
 
 /**
  * Disk per swap (issue 25): the ingest log and the actors' snapshots are stored
@@ -34,7 +34,7 @@ describe('compressed ingest log and snapshots', () => {
   it('stores log batches and large snapshots compressed, about half the bytes, and a restart reads them back', async () => {
     const events = [...swapStream(4_000, 40, 31, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
-    let e = await temp.open({ actors: QUIET });
+    let e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     for (let i = 0; i < events.length; i += 500) await Promise.all(events.slice(i, i + 500).map((ev) => e.ingest(ev)));
     await e.checkpoint();
     const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
@@ -66,14 +66,14 @@ describe('compressed ingest log and snapshots', () => {
     } finally {
       await storage.close();
     }
-    e = await temp.open({ actors: QUIET });
+    e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
   });
 
   it('reads a data directory whose log and snapshots were written uncompressed', async () => {
     const events = [...swapStream(400, 4, 37, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
-    let e = await temp.open({ actors: QUIET });
+    let e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     await Promise.all(events.map((ev) => e.ingest(ev)));
     const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
     await e.stop();
@@ -91,7 +91,7 @@ describe('compressed ingest log and snapshots', () => {
     await env.close();
     expect(storedValues(temp.dir.path, 'ingest_log').every((v) => v[0] !== LZ4_MARK)).toBe(true);
 
-    e = await temp.open({ actors: QUIET });
+    e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
     expect(e.query.status().ingested).toBe(events.length);
   });
