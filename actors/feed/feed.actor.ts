@@ -136,7 +136,8 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
   // trade (PoolTradeEvent.curve_pct): a member's progress is at least that before any trade
   // that can take it out (its `pool` events and graduation reach it too), so the others
   // could neither make nor unmake one. A trade derived again, whose curve_pct is not known, goes to both.
-  const popularOnly: readonly FeedName[] = ['popular'];
+  // One key as a string: the host's fast path (no array to walk per trade).
+  const popularOnly: FeedName = 'popular';
   const almostBondedPct = settings.almostBondedPct;
   return {
     kind: 'feed',

@@ -211,8 +211,8 @@ describe('which trades reach almost_bonded', () => {
   it('a curve at or past the threshold before or after the trade, or not known (derived again); never a pool without a curve', () => {
     const route = createFeedBehavior({ settings: { ...FEED_DEFAULTS, almostBondedPct: 70 } }).route;
     const trade = (curve_pct?: number | null): PoolTradeEvent => ({ type: 'pool.trade', pool_address: 'P', base_address: 'B', quote_address: 'Q', trade: [] as never, curve_pct });
-    expect(route(trade(69.99))).toEqual(['popular']);
-    expect(route(trade(null))).toEqual(['popular']);
+    expect(route(trade(69.99))).toBe('popular');
+    expect(route(trade(null))).toBe('popular');
     expect(route(trade(70))).toEqual(['almost_bonded', 'popular']);
     expect(route(trade(99))).toEqual(['almost_bonded', 'popular']);
     expect(route(trade(undefined))).toEqual(['almost_bonded', 'popular']);
