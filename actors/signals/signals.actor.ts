@@ -80,13 +80,20 @@ function context(state: TokenSignalsState, e: PoolTradeEvent, ctx: ActorContext,
     const token = ctx.read<TokenState>('token', state.token) as TokenState | undefined;
     const creator = token?.fields.creator_address;
     CONTEXT.creator_address = typeof creator === 'string' ? creator : null;
-    CONTEXT.total_supply = supplyOf(token);
+    // The supply only matters to a sell by the creator (dev_sell).
+    CONTEXT.total_supply = CONTEXT.creator_address === VIEW.wallet_address ? supplyOf(token) : null;
   } else {
     CONTEXT.creator_address = null;
     CONTEXT.total_supply = null;
   }
   CONTEXT.curve = null;
-  if (state.token === e.base_address) {
+  if (state.token === e.base_address && typeof e.curve_pct === 'number' && e.curve_pct < t.almost_bonded.minProgressPct) {
+    // Under the threshold before and after the trade (the pool's PoolTradeEvent.curve_pct): no read of the pool.
+    CURVE.progress_pct = e.curve_pct;
+    CURVE.complete = false;
+    CURVE.gain_5m_pct = null;
+    CONTEXT.curve = CURVE;
+  } else if (state.token === e.base_address) {
     const pool = ctx.read<PoolState>('pool', e.pool_address) as PoolState | undefined;
     const progress = pool === undefined ? null : curveProgress(pool);
     if (pool !== undefined && progress !== null && !pool.info!.replaced_by_pool_address) {

@@ -311,8 +311,14 @@ export class TokenSignals {
   private almostBonded(trade: SignalTrade, curve: NonNullable<TradeContext['curve']>, out: Signal[]): void {
     const a = this.t.almost_bonded;
     const before = this.progress.get(trade.pool_address);
+    // Only which side of the threshold matters: a curve below it is recorded only as it
+    // falls under it (one never seen counts as below), so most trades touch no map.
+    if (curve.progress_pct < a.minProgressPct) {
+      if (before !== undefined && before >= a.minProgressPct) this.progress.set(trade.pool_address, curve.progress_pct);
+      return;
+    }
     this.progress.set(trade.pool_address, curve.progress_pct);
-    if (curve.complete || curve.progress_pct < a.minProgressPct || (before !== undefined && before >= a.minProgressPct)) return;
+    if (curve.complete || (before !== undefined && before >= a.minProgressPct)) return;
     if (!this.cooldowns.admit(cooldownKey('almost_bonded', this.token, []), trade.at, a.cooldownMs)) return;
     out.push(
       this.signal('almost_bonded', trade.trade_id, trade.pool_address, [], trade.at, linearRamp(curve.gain_5m_pct ?? 0, 0, a.fullGain5mPct), {
