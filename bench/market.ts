@@ -72,6 +72,8 @@ export interface ProcessRun {
   rssFileMaxMiB: number;
   /** By thirds of the swaps read: swaps/s, the heap's max, RssAnon's max (MiB). */
   thirds: Array<{ swapsPerS: number; heapMaxMiB: number; rssAnonMaxMiB: number }>;
+  /** Where the thirds begin and end, ms since the probe loaded (to split a `--cpu-prof` profile by them: bench/profile.ts --split). */
+  thirdBoundsMs: number[];
   dataBytes: number;
   /** LMDB bytes in use per database (mds only). */
   dbBytesByName: Record<string, number>;
@@ -168,6 +170,7 @@ async function runMeasured(name: string, args: string[], input: Input, dataDir: 
     rssAnonMaxMiB: Math.max(...samples.map((s) => s.rssAnon)) / 1024,
     rssFileMaxMiB: Math.max(...samples.map((s) => s.rssFile)) / 1024,
     thirds,
+    thirdBoundsMs: ends.map((t) => Math.round(t)),
     dataBytes: diskBytes(dataDir),
     dbBytesByName,
   };
@@ -202,7 +205,7 @@ export function describe(run: ProcessRun): string {
     `peak RSS ${fmt(run.peakRssMiB)} MiB (anon max ${fmt(run.rssAnonMaxMiB)}, file max ${fmt(run.rssFileMaxMiB)}), heap max ${fmt(run.heapMaxMiB)} MiB; ` +
     `thirds swaps/s ${t.map((x) => fmt(x.swapsPerS)).join(' / ')} (last/first ${(t[2]!.swapsPerS / t[0]!.swapsPerS).toFixed(2)}), ` +
     `heap max by third ${t.map((x) => fmt(x.heapMaxMiB)).join(' / ')} MiB, anon max by third ${t.map((x) => fmt(x.rssAnonMaxMiB)).join(' / ')} MiB; ` +
-    `data dir ${fmt((run.dataBytes / MiB) * (1e6 / run.swaps))} MiB per 1M swaps`
+    `data dir ${fmt((run.dataBytes / MiB) * (1e6 / run.swaps))} MiB per 1M swaps; thirds at ${run.thirdBoundsMs.join(' / ')} ms`
   );
 }
 

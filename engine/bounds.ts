@@ -143,6 +143,17 @@ export const PRUNE_KEYS_PER_TURN = 20_000;
 /** At most this many candles in one resume frame (the candles route's maximum). */
 export const RESUME_CANDLES_MAX = 1_000;
 
+// Streams
+
+/**
+ * Tokens whose ATH mark the markers stream keeps in memory (engine/topics/markers.ts):
+ * a cache of the `marks` database, which holds every token's; past it the token cached
+ * first is dropped, and read back with one LMDB get at its next trade above the ATH
+ * rule's floor. Without it the cache held every token ever traded above the floor: it
+ * grew with history, not with the tokens trading now (issue 25).
+ */
+export const MARKERS_ATH_CACHED_MAX = 10_000;
+
 // Transport
 
 /** Default longest query string accepted, in bytes (config `http.queryBytesMax`); 400 past it. */

@@ -158,7 +158,10 @@ export async function replay(config: Config): Promise<void> {
   // Nothing reads while a replay runs: batches are applied whole, each in its turn
   // (ingest.applySliceMs 0). In slices, bench/market.ts --other (100,000 swaps, 4 rounds
   // at load ~22) ran at 0.56-0.80x the events/s and 1.10-1.31x the CPU per event.
-  const engine = await createEngine({ config: { ...config, ingest: { ...config.ingest, applySliceMs: 0 } }, log });
+  // MDS_BENCH_FEEDS=off, MDS_BENCH_WALLETS=off: without the ranking feeds or wallet accounting, for bench/market.ts to measure what each costs.
+  const feeds = process.env.MDS_BENCH_FEEDS !== 'off';
+  const wallets = process.env.MDS_BENCH_WALLETS !== 'off';
+  const engine = await createEngine({ config: { ...config, ingest: { ...config.ingest, applySliceMs: 0 } }, log, feeds, wallets });
   const started = performance.now();
   await engine.runSource(engine.createSource(config.source));
   const status = engine.query.status();

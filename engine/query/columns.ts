@@ -7,6 +7,22 @@
  * overhead (bench/research-memory.ts has the figures).
  */
 
+/** V8 makes a slice of 13 characters or more a view of its parent string, not a copy. */
+const SLICE_MIN = 13;
+
+/**
+ * `s` as a string of its own, for a structure that keeps it for good. A string read
+ * from LMDB (msgpackr's unpack) or cut from a longer one can be a slice that keeps the
+ * whole parent alive: msgpackr decodes a value's strings as one latin1 string and slices
+ * each out of it, so a token name read from a token's snapshot kept that snapshot's
+ * ~380 bytes of decoded text in the token search for as long as the engine ran
+ * (bench/market.ts heap diff, issue 25). JSON.stringify then JSON.parse gives a flat
+ * copy of any string, lone surrogates included; under 13 characters V8 copies anyway.
+ */
+export function ownString<T extends string | null>(s: T): T {
+  return s === null || s.length < SLICE_MIN ? s : (JSON.parse(JSON.stringify(s)) as T);
+}
+
 /** Addresses and their row numbers: rows are dense from 0, never reused for another address. */
 export class AddressRows {
   private readonly rows = new Map<string, number>();
@@ -26,8 +42,10 @@ export class AddressRows {
     let row = this.rows.get(address);
     if (row === undefined) {
       row = this.addresses.length;
-      this.rows.set(address, row);
-      this.addresses.push(address);
+      // Kept for good: its own copy, not a slice of a snapshot's text (ownString).
+      const own = ownString(address);
+      this.rows.set(own, row);
+      this.addresses.push(own);
     }
     return row;
   }

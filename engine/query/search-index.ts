@@ -1,5 +1,5 @@
 import type { SearchWindow } from '../model/index.ts';
-import { AddressRows, fitF64, fitU8 } from './columns.ts';
+import { AddressRows, fitF64, fitU8, ownString } from './columns.ts';
 import { WholeTexts, WordIndex } from './text-index.ts';
 
 export { WholeTexts } from './text-index.ts';
@@ -405,7 +405,11 @@ export class TokenSearchIndex {
     return out;
   }
 
-  private indexText(row: number, name: string | null, symbol: string | null): void {
+  private indexText(row: number, rawName: string | null, rawSymbol: string | null): void {
+    // Own copies, and what is cut from them: a name read from a token's snapshot is a
+    // slice of that snapshot's whole text, and so would be its folded key and words.
+    const name = ownString(rawName);
+    const symbol = ownString(rawSymbol);
     const nameKey = folded(name);
     const symbolKey = folded(symbol);
     this.names[row] = name;

@@ -1,3 +1,4 @@
+import { MARKERS_ATH_CACHED_MAX } from '../bounds.ts';
 import type { SocialPostEvent } from '../ingest/index.ts';
 import { TRADE, type PoolGraduatedEvent, type PoolTradeEvent, type Signal } from '../model/index.ts';
 import { WriteOverlay, type Storage } from '../../storage/index.ts';
@@ -75,7 +76,11 @@ export interface MarkerStreamsOptions {
 }
 
 export class MarkerStreams {
-  /** token → its ATH mark [market cap, marker_id, at, data] (null: none yet), read from `marks` on first use. */
+  /**
+   * token → its ATH mark [market cap, marker_id, at, data] (null: none yet), read from
+   * `marks` on first use; a cache of at most MARKERS_ATH_CACHED_MAX tokens, the first
+   * cached dropped past it (`db`, committed or not, is what it caches).
+   */
   private readonly athOf = new Map<string, AthMark | null>();
 
   /** The marks database as the writes issued left it, committed or not (storage/overlay.ts): what is sent never depends on commit timing. */
@@ -134,7 +139,7 @@ export class MarkerStreams {
     let previous = this.athOf.get(token);
     if (previous === undefined) {
       previous = (this.db.get([ATH, token]) as AthMark | undefined) ?? null;
-      this.athOf.set(token, previous);
+      this.cacheAth(token, previous);
     }
     if (previous !== null && mcap < previous[0] * (1 + ATH_RULE.stepPct / 100)) return;
     const tradeId = `${t[TRADE.txHash]}:${t[TRADE.eventIndex]}`;
@@ -144,11 +149,21 @@ export class MarkerStreams {
     const detail = { market_cap_usd: mcap, price_usd: t[TRADE.priceQuote] * quoteUsd, pool_address: e.pool_address, trade_id: tradeId };
     const data = JSON.stringify({ event: 'mark', token_address: token, marker_id: id, at, type: 'ath', source: 'market', detail });
     const now: AthMark = [mcap, id, at, data];
-    this.athOf.set(token, now);
+    this.cacheAth(token, now);
     // One write replaces the previous ATH mark (most tokens reach several: one per 25 % step).
     this.db.put([ATH, token], now);
     if (previous !== null) this.publishRemove(token, previous[1]);
     this.publish(token, data);
+  }
+
+  /** Tokens whose ATH mark is cached (tests, metrics). */
+  get athCached(): number {
+    return this.athOf.size;
+  }
+
+  private cacheAth(token: string, mark: AthMark | null): void {
+    if (this.athOf.size >= MARKERS_ATH_CACHED_MAX && !this.athOf.has(token)) this.athOf.delete(this.athOf.keys().next().value!);
+    this.athOf.set(token, mark);
   }
 
   /**
