@@ -124,10 +124,7 @@ export class MarketState {
       const s = this.peekPool(address);
       if (s !== undefined) states.push(s);
     }
-    if (states.length < 2) return states;
-    const ranked = this.rank(token, states, this.peeking);
-    for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
-    return states;
+    return this.inRankOrder(token, states, this.peeking);
   }
 
   /** `quoteUsdVia` for a read in the background: the tokens and pools it goes through peeked. */
@@ -179,11 +176,15 @@ export class MarketState {
   tokenPools(token: string): PoolState[] {
     const t = this.token(token);
     if (!t) return [];
-    const states = this.poolStates(t);
+    return this.inRankOrder(token, this.poolStates(t), this.latest);
+  }
+
+  /** `states` sorted in place in tokenPools' order. */
+  private inRankOrder(token: string, states: PoolState[], reader: UsdReader): PoolState[] {
     // Most tokens have one pool: nothing to rank. (Called for every search item, and
     // with no closure made per call: tsx gives each a defineProperty for its name.)
     if (states.length < 2) return states;
-    const ranked = this.rank(token, states);
+    const ranked = this.rank(token, states, reader);
     for (let i = 0; i < ranked.length; i++) states[i] = ranked[i]!.p;
     return states;
   }
