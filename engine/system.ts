@@ -1,6 +1,6 @@
 import { Observable, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { createFeedBehavior, createPoolBehavior, createTokenBehavior, quotePriceBehavior, type FeedState, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
+import { createFeedBehavior, createPoolBehavior, splitFeedSnapshots, createTokenBehavior, quotePriceBehavior, type FeedState, type PoolState, type QuotePriceState, type TokenState } from '../actors/index.ts';
 import { CandlesRepo } from '../storage/index.ts';
 import { TradesRepo } from '../storage/index.ts';
 import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../actors/labels/index.ts';
@@ -91,7 +91,7 @@ export class Engine {
   readonly tokens: ActorHost<TokenState>;
   readonly labels: ActorHost<WalletLabelsState>;
   readonly pools: ActorHost<PoolState>;
-  /** The ranking feeds' actors, `feed:<feed>` (actors/feed/feed.actor.ts); null with `feeds: false`. */
+  /** The ranking feeds' actors, `feed:<feed>:<window>`, `feed:traded`, `feed:stock-tags` (actors/feed/feed.actor.ts); null with `feeds: false`. */
   readonly feeds: ActorHost<FeedState> | null;
   /** The rankings stream and the feeds' ticks (engine/topics/rankings.ts); null with `feeds: false`. */
   readonly rankings: RankingStreams | null;
@@ -197,6 +197,8 @@ export class Engine {
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     // Feeds after pools: a feed reads the pool a `pool` event declared.
     this.feeds = options.feeds === false ? null : host(createFeedBehavior());
+    // The feed actors' snapshots of before one actor per (feed, window), split into the actors of now.
+    if (this.feeds) splitFeedSnapshots(this.storage.snapshots);
     // Token signals after the pools and wallets: a trade's signals read the pool after it and the labels in force (actors/signals).
     // Their own kind only without wallet accounting (else in token-traders, above).
     this.tokenSignals = tokenSignals && !wallets ? host(tokenSignals) : null;

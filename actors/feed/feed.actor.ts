@@ -6,21 +6,24 @@ import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
 import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
 
 /**
- * The feed actors (docs/discovery.md, "Wiring the feeds"): one per feed (`feed:<feed>`,
- * six), each holding the books of its four windows. What each takes:
+ * The feed actors (docs/discovery.md, "Wiring the feeds"): one per (feed, window),
+ * `feed:<feed>:<window>` (24), each holding that window's book, and two that record what
+ * several feeds read: `feed:traded`, the pools traded in the last 24 h, and
+ * `feed:stock-tags`, the tokens tagged `stock`. What each takes:
  * - new_pair: `pool` (a pool the service sees: its `created_at`), `migration` (a pool a
  *   curve graduated into is migrated's, never new_pair's);
- * - almost_bonded: `pool.trade` of bonding-curve pools (the progress after the trade),
- *   `pool.graduated` (complete: out);
+ * - almost_bonded: `pool.trade` of bonding-curve pools at or past the threshold
+ *   (PoolTradeEvent.curve_pct), `pool` (its progress at launch), `pool.graduated`
+ *   (complete: out);
  * - migrated: `pool.graduated` into a pool (`migrated_at` = the event's `at`);
- * - popular, top_gainers, stocks: `pool.trade` marks the pool traded (its time and the
- *   delivery's seq in popular's `traded`, no read of its windows per trade; a `pool`,
- *   `migration` or `pool.graduated` event of a pool traded moves its seq on too);
- *   `recompute` re-scores the pools traded within the window at the feed's cadence
+ * - popular, top_gainers, stocks: no event. `traded` takes every `pool.trade` (the pool's
+ *   time and the delivery's seq, no read of its windows per trade; a `pool`, `migration`
+ *   or `pool.graduated` event of a pool traded moves its seq on too), and the ticker's
+ *   `recompute` re-scores the pools it holds within the window at the feed's cadence
  *   (feed.rules.ts RECOMPUTE_MS), reading again only those a seq or time says may have
- *   changed (InputMemo);
- * - stocks: also `token` events that carry `tags` (DECISIONS.md "Tokenized stocks"):
- *   the tokens tagged `stock`, as the token actor merged the tags (the latest by slot).
+ *   changed (InputMemo), into each of the three books of that window;
+ * - stock-tags: `token` events that carry `tags` (DECISIONS.md "Tokenized stocks"): the
+ *   tokens tagged `stock`, as the token actor merged the tags (the latest by slot).
  * Publishing (`flushLive`, `recompute`) is the engine-clock ticker's (engine/topics/
  * rankings.ts), through the host's `update`, never per ingest batch, so a replay under
  * `--clock event` gives the same batches and seqs. Scores and order are plain state in
@@ -28,18 +31,44 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * (feed.machine.ts).
  */
 
-export interface FeedState {
+/** One (feed, window): its book. */
+export interface FeedBookState {
+  role: 'book';
   feed: FeedName;
-  books: Record<RankingWindow, FeedBook>;
-  /** popular: pools traded in the last 24 h, with their latest trade (top_gainers and stocks recompute over it too; empty in the others). */
+  window: RankingWindow;
+  book: FeedBook;
+}
+
+/** `feed:traded`: the pools traded in the last 24 h, with their latest trade (popular, top_gainers and stocks recompute over them). */
+export interface TradedState {
+  role: 'traded';
   traded: Map<string, TradedPool>;
-  /** stocks: the tokens whose merged tags hold `stock` (empty in the others); `market.stockMints` adds the configured ones at recompute. */
+}
+
+/** `feed:stock-tags`: the tokens whose merged tags hold `stock`; `market.stockMints` adds the configured ones at recompute. */
+export interface StockTagsState {
+  role: 'stock-tags';
   stockTokens: Set<string>;
 }
 
+export type FeedState = FeedBookState | TradedState | StockTagsState;
+
+/** The key of the actor of (feed, window). */
+export const feedKey = (feed: FeedName, window: RankingWindow): string => `${feed}:${window}`;
+export const TRADED_KEY = 'traded';
+export const STOCK_TAGS_KEY = 'stock-tags';
+
+/** The book of a feed actor's state; undefined for the two records. */
+export const bookOf = (state: Readonly<FeedState> | undefined): FeedBook | undefined => (state?.role === 'book' ? state.book : undefined);
+
+function bookState(state: FeedState): FeedBookState {
+  if (state.role !== 'book') throw new Error(`feed actor: ${state.role} holds no book`);
+  return state;
+}
+
 /**
- * A pool in popular's `traded`: the engine time of its latest trade, and the seq of the
- * latest delivery that changed what the recompute reads of it (a trade, or its `pool`,
+ * A pool in `traded`: the engine time of its latest trade, and the seq of the latest
+ * delivery that changed what the recompute reads of it (a trade, or its `pool`,
  * `migration` or `pool.graduated` event): InputMemo re-reads a pool whose seq moved on.
  */
 export interface TradedPool {
@@ -52,16 +81,12 @@ export interface FeedBehaviorOptions {
   settings?: Readonly<FeedSettings>;
 }
 
-/**
- * A `pool` event also reaches top_gainers and stocks, which take no trade (popular's
- * traded pools are theirs too): it creates them, since the ticker's changes reach only
- * actors that exist (ActorHost.update). popular takes the events that change a pool
- * besides its trades (its seq in `traded`).
- */
-const ON_POOL: readonly FeedName[] = ['new_pair', 'top_gainers', 'stocks', 'popular', 'almost_bonded'];
-const ON_MIGRATION: readonly FeedName[] = ['new_pair', 'popular'];
-const ON_GRADUATED: readonly FeedName[] = ['almost_bonded', 'migrated', 'popular'];
-const ON_TAGS: readonly FeedName[] = ['stocks'];
+/** The keys of a feed's four actors. */
+const keysOf = (feed: FeedName): string[] => RANKING_WINDOWS.map((w) => feedKey(feed, w));
+const ON_POOL: readonly string[] = [...keysOf('new_pair'), ...keysOf('almost_bonded'), TRADED_KEY];
+const ON_MIGRATION: readonly string[] = [...keysOf('new_pair'), TRADED_KEY];
+const ON_GRADUATED: readonly string[] = [...keysOf('almost_bonded'), ...keysOf('migrated'), TRADED_KEY];
+const ON_BONDING_TRADE: readonly string[] = [TRADED_KEY, ...keysOf('almost_bonded')];
 
 type Windowed = ReturnType<PoolState['windows']['read']>;
 
@@ -111,33 +136,65 @@ export function rankInput(s: PoolState, window: RankingWindow | null, now: numbe
   return input;
 }
 
-function newBooks(feed: FeedName, settings: Readonly<FeedSettings>): Record<RankingWindow, FeedBook> {
-  const books = {} as Record<RankingWindow, FeedBook>;
-  for (const w of RANKING_WINDOWS) books[w] = new FeedBook(feed, w, settings);
-  return books;
-}
-
-/** updateAll's input, written over per event: FeedBook.update reads an input and keeps nothing of it, and almost_bonded takes one per trade of a curve over 70 %. */
+/** updateLive's input, written over per event: FeedBook.update reads an input and keeps nothing of it, and almost_bonded takes one per trade of a curve over 70 %. */
 const scratch = emptyInput();
 
 /** The live part of a pool's input: enough for new_pair, migrated and almost_bonded, whose scores need no window. */
-function updateAll(state: FeedState, s: PoolState, now: number, patch?: Partial<RankInput>): void {
+function updateLive(state: FeedBookState, s: PoolState, now: number, patch?: Partial<RankInput>): void {
   const input = rankInput(s, null, now, false, scratch);
   if (patch) Object.assign(input, patch);
-  for (const w of RANKING_WINDOWS) state.books[w].update(input, now);
+  state.book.update(input, now);
+}
+
+/** The state of a new actor from its key (`<feed>:<window>`, `traded`, `stock-tags`). */
+function initialFeed(key: string, settings: Readonly<FeedSettings>): FeedState {
+  if (key === TRADED_KEY) return { role: 'traded', traded: new Map() };
+  if (key === STOCK_TAGS_KEY) return { role: 'stock-tags', stockTokens: new Set() };
+  const [feed, window, rest] = key.split(':') as [FeedName, RankingWindow, string | undefined];
+  if (rest !== undefined || !FEED_NAMES.includes(feed) || !RANKING_WINDOWS.includes(window)) throw new Error(`feed actor: unknown key ${key}`);
+  return { role: 'book', feed, window, book: new FeedBook(feed, window, settings) };
+}
+
+/** A feed actor's snapshot (the `role` tells which). */
+type FeedSnapshot =
+  | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData }
+  | { role: 'traded'; traded: Array<[string, number, number?]> }
+  | { role: 'stock-tags'; stockTokens: string[] };
+
+function toFeedSnapshot(state: FeedState): FeedSnapshot {
+  switch (state.role) {
+    case 'book':
+      return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData() };
+    case 'traded':
+      return { role: 'traded', traded: tradedRows(state.traded) };
+    case 'stock-tags':
+      return { role: 'stock-tags', stockTokens: [...state.stockTokens] };
+  }
+}
+
+function fromFeedSnapshot(d: FeedSnapshot, settings: Readonly<FeedSettings>): FeedState {
+  switch (d.role) {
+    case 'book':
+      return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings) };
+    case 'traded': {
+      // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
+      const traded = new Map<string, TradedPool>();
+      for (const [pool, at, seq] of d.traded) traded.set(pool, { at, seq: seq ?? -1 });
+      return { role: 'traded', traded };
+    }
+    case 'stock-tags':
+      return { role: 'stock-tags', stockTokens: new Set(d.stockTokens) };
+  }
 }
 
 export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBehavior<FeedState> {
   const settings = options.settings ?? FEED_DEFAULTS;
-  // stocks takes trades only when some token is a stock.
-  // popular records the pools traded for top_gainers and stocks too (one delivery, not three).
-  const onTrade: readonly FeedName[] = ['almost_bonded', 'popular'];
-  // almost_bonded only the trades of a curve at or past its threshold before or after the
-  // trade (PoolTradeEvent.curve_pct): a member's progress is at least that before any trade
-  // that can take it out (its `pool` events and graduation reach it too), so the others
-  // could neither make nor unmake one. A trade derived again, whose curve_pct is not known, goes to both.
-  // One key as a string: the host's fast path (no array to walk per trade).
-  const popularOnly: FeedName = 'popular';
+  // almost_bonded takes only the trades of a curve at or past its threshold before or
+  // after the trade (PoolTradeEvent.curve_pct): a member's progress is at least that
+  // before any trade that can take it out (its `pool` events and graduation reach it
+  // too), so the others could neither make nor unmake one. A trade derived again, whose
+  // curve_pct is not known, goes to both. The other trades go to `traded` alone, as one
+  // key as a string: the host's fast path (no array to walk per trade).
   const almostBondedPct = settings.almostBondedPct;
   return {
     kind: 'feed',
@@ -149,69 +206,23 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
         case 'migration':
           return ON_MIGRATION;
         case 'pool.trade':
-          return e.curve_pct === null || (e.curve_pct !== undefined && e.curve_pct < almostBondedPct) ? popularOnly : onTrade;
+          return e.curve_pct === null || (e.curve_pct !== undefined && e.curve_pct < almostBondedPct) ? TRADED_KEY : ON_BONDING_TRADE;
         case 'pool.graduated':
           return ON_GRADUATED;
         case 'token':
-          return ON_TAGS;
+          return STOCK_TAGS_KEY;
         default:
           return undefined;
       }
     },
-    initial: (key) => {
-      const feed = key as FeedName;
-      if (!FEED_NAMES.includes(feed)) throw new Error(`feed actor: unknown feed ${key}`);
-      return { feed, books: newBooks(feed, settings), traded: new Map(), stockTokens: new Set() };
-    },
+    initial: (key) => initialFeed(key, settings),
     apply(state, e, ctx) {
       const now = ctx.clock.now();
-      switch (state.feed) {
-        case 'new_pair':
-          if (e.type === 'pool') {
-            const s = readPool(ctx, e.pool_address);
-            if (s) updateAll(state, s, now);
-          } else if (e.type === 'migration') {
-            for (const w of RANKING_WINDOWS) state.books[w].remove(e.to_pool_address);
-          }
+      switch (state.role) {
+        case 'traded':
+          applyTraded(state, e, ctx.seq, now);
           return;
-        case 'almost_bonded':
-          if (e.type === 'pool.trade' || e.type === 'pool.graduated' || e.type === 'pool') {
-            const s = readPool(ctx, e.pool_address);
-            if (!s || s.info!.pool_type !== 'bonding_curve') return;
-            // The common case, without building an input: a curve under the threshold that is not a member (the four windows agree).
-            // A `pool` event may change the curve's reserve at launch, so its progress.
-            if (e.type !== 'pool.graduated' && !state.books['1h'].has(e.pool_address)) {
-              const progress = curveProgress(s);
-              if (progress === null || progress < settings.almostBondedPct) return;
-            }
-            updateAll(state, s, now, e.type === 'pool.graduated' ? { complete: true } : undefined);
-          }
-          return;
-        case 'migrated':
-          if (e.type === 'pool.graduated' && e.migrated_to_pool_address !== null) {
-            const s = readPool(ctx, e.migrated_to_pool_address);
-            // The pool graduated into: its migrated_at is the graduation's time.
-            if (s) updateAll(state, s, now, { migrated_from_pool_address: e.pool_address, migrated_at: e.at });
-          }
-          return;
-        case 'popular':
-          if (e.type === 'pool.trade') {
-            const t = state.traded.get(e.pool_address);
-            if (t === undefined) state.traded.set(e.pool_address, { at: now, seq: ctx.seq });
-            else {
-              t.at = now;
-              t.seq = ctx.seq;
-            }
-          } else if (e.type === 'pool') changed(state, e.pool_address, ctx.seq);
-          else if (e.type === 'migration') {
-            changed(state, e.from_pool_address, ctx.seq);
-            changed(state, e.to_pool_address, ctx.seq);
-          } else if (e.type === 'pool.graduated') {
-            changed(state, e.pool_address, ctx.seq);
-            if (e.migrated_to_pool_address !== null) changed(state, e.migrated_to_pool_address, ctx.seq);
-          }
-          return;
-        case 'stocks':
+        case 'stock-tags':
           // A token event without `tags` leaves the token's tags as they were.
           if (e.type === 'token' && e.tags !== undefined) {
             // The token actor took the event first (hosts' order): its tags are the latest by slot, whatever the arrival order.
@@ -220,30 +231,66 @@ export function createFeedBehavior(options: FeedBehaviorOptions = {}): ActorBeha
             else state.stockTokens.delete(e.token_address);
           }
           return;
+        case 'book':
+      }
+      switch (state.feed) {
+        case 'new_pair':
+          if (e.type === 'pool') {
+            const s = readPool(ctx, e.pool_address);
+            if (s) updateLive(state, s, now);
+          } else if (e.type === 'migration') {
+            state.book.remove(e.to_pool_address);
+          }
+          return;
+        case 'almost_bonded':
+          if (e.type === 'pool.trade' || e.type === 'pool.graduated' || e.type === 'pool') {
+            const s = readPool(ctx, e.pool_address);
+            if (!s || s.info!.pool_type !== 'bonding_curve') return;
+            // The common case, without building an input: a curve under the threshold that is not a member.
+            // A `pool` event may change the curve's reserve at launch, so its progress.
+            if (e.type !== 'pool.graduated' && !state.book.has(e.pool_address)) {
+              const progress = curveProgress(s);
+              if (progress === null || progress < almostBondedPct) return;
+            }
+            updateLive(state, s, now, e.type === 'pool.graduated' ? { complete: true } : undefined);
+          }
+          return;
+        case 'migrated':
+          if (e.type === 'pool.graduated' && e.migrated_to_pool_address !== null) {
+            const s = readPool(ctx, e.migrated_to_pool_address);
+            // The pool graduated into: its migrated_at is the graduation's time.
+            if (s) updateLive(state, s, now, { migrated_from_pool_address: e.pool_address, migrated_at: e.at });
+          }
+          return;
         default:
       }
     },
-    toSnapshot: (state) => ({
-      feed: state.feed,
-      books: Object.fromEntries(RANKING_WINDOWS.map((w) => [w, state.books[w].toData()])),
-      traded: tradedRows(state.traded),
-      stockTokens: [...state.stockTokens],
-    }),
-    fromSnapshot(data) {
-      // stockTokens: absent from snapshots written before token tags.
-      // traded: [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
-      const d = data as { feed: FeedName; books: Record<RankingWindow, FeedBookData>; traded: Array<[string, number, number?]>; stockTokens?: string[] };
-      const books = {} as Record<RankingWindow, FeedBook>;
-      for (const w of RANKING_WINDOWS) books[w] = FeedBook.fromData(d.feed, w, d.books[w], settings);
-      const traded = new Map<string, TradedPool>();
-      for (const [pool, at, seq] of d.traded) traded.set(pool, { at, seq: seq ?? -1 });
-      return { feed: d.feed, books, traded, stockTokens: new Set(d.stockTokens ?? []) };
-    },
+    toSnapshot: toFeedSnapshot,
+    fromSnapshot: (data) => fromFeedSnapshot(data as FeedSnapshot, settings),
   };
 }
 
-/** A pool traded changed otherwise than by a trade (popular): its seq moves on. */
-function changed(state: FeedState, pool: string, seq: number): void {
+/** `traded`: a trade records the pool; the other events of a pool traded move its seq on. */
+function applyTraded(state: TradedState, e: ActorEvent, seq: number, now: number): void {
+  if (e.type === 'pool.trade') {
+    const t = state.traded.get(e.pool_address);
+    if (t === undefined) state.traded.set(e.pool_address, { at: now, seq });
+    else {
+      t.at = now;
+      t.seq = seq;
+    }
+  } else if (e.type === 'pool') changed(state, e.pool_address, seq);
+  else if (e.type === 'migration') {
+    changed(state, e.from_pool_address, seq);
+    changed(state, e.to_pool_address, seq);
+  } else if (e.type === 'pool.graduated') {
+    changed(state, e.pool_address, seq);
+    if (e.migrated_to_pool_address !== null) changed(state, e.migrated_to_pool_address, seq);
+  }
+}
+
+/** A pool traded changed otherwise than by a trade: its seq moves on. */
+function changed(state: TradedState, pool: string, seq: number): void {
   const t = state.traded.get(pool);
   if (t !== undefined) t.seq = seq;
 }
@@ -266,24 +313,19 @@ export interface FeedMarket {
 }
 
 /**
- * Live feeds (new_pair, almost_bonded, migrated), every second of engine time: ages
- * members out, then publishes each window's batch (FeedBook.flush).
+ * A live feed's actor (new_pair, almost_bonded, migrated), every second of engine time:
+ * ages members out, then publishes the window's batch (FeedBook.flush).
  */
-export function flushLive(state: FeedState, now: number): FeedFlush[] {
-  const out: FeedFlush[] = [];
-  for (const w of RANKING_WINDOWS) {
-    const book = state.books[w];
-    book.tick(now);
-    out.push(book.flush(now));
-  }
-  return out;
+export function flushLive(state: FeedState, now: number): FeedFlush {
+  const { book } = bookState(state);
+  book.tick(now);
+  return book.flush(now);
 }
 
 /**
  * The inputs of the recomputes of `windows` at `now`, read once for popular, top_gainers
  * and stocks, and once for every window of the list (the ticks of several windows fall
- * at one time: every 10 minutes all four): for each window, each pool traded (popular's
- * `traded`, which the three share) within it, from its windowed metrics; null for a pool
+ * at one time: every 10 minutes all four): for each window, each pool traded (`traded`, which the three share) within it, from its windowed metrics; null for a pool
  * not traded in it (it leaves). A pool's state and its windowed metrics are read once
  * for all the windows it was traded in. With a `memo`, only what may have changed
  * (InputMemo).
@@ -355,7 +397,7 @@ const nullable = (x: number): number | null => (x === x ? x : null);
  * What the recomputes read of each pool (ranking streams, one per engine), so that they
  * read again only what may have changed. A pool's windowed metrics move only as a trade
  * enters or leaves the window, so its input in a window is the one last read while its
- * seq in popular's `traded` is the same and `now` is before the read's
+ * seq in `traded` is the same and `now` is before the read's
  * PoolWindows.stableUntil: such a pool is passed over, not read (a passivated one would be
  * read back from its snapshot), since the books already hold its score. Except where
  * the score can move without the pool: top_gainers' liquidity in USD is the quote side's
@@ -391,7 +433,7 @@ export class InputMemo {
     this.states.push(...states);
   }
 
-  /** Forgets the pools `traded` no longer holds (after popular's 24h pass). */
+  /** Forgets the pools `traded` no longer holds (after the 24h pass). */
   prune(traded: ReadonlyMap<string, TradedPool>): void {
     for (const pool of this.pools.keys()) if (!traded.has(pool)) this.pools.delete(pool);
   }
@@ -548,10 +590,10 @@ function* readInputs(
   }
 }
 
-/** popular, top_gainers, stocks at the cadence of `window`: re-scores from `windowInputs`, then flushes. */
-export function recompute(state: FeedState, window: RankingWindow, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
-  const book = state.books[window];
-  const stocksOnly = state.feed === 'stocks';
+/** A book of popular, top_gainers or stocks at the cadence of its window: re-scores from `windowInputs` (its window's), then flushes. */
+export function recompute(state: FeedState, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
+  const { feed, book } = bookState(state);
+  const stocksOnly = feed === 'stocks';
   for (const [pool, input] of inputs) {
     if (input === null || (stocksOnly && !input.stock)) book.remove(pool);
     else book.update(input, now);
@@ -559,8 +601,9 @@ export function recompute(state: FeedState, window: RankingWindow, now: number, 
   return book.flush(now);
 }
 
-/** popular's 24h pass, after every feed's: forgets the pools not traded in 24 h (every book took them out). */
+/** `traded`, at the 24h pass, after every feed's: forgets the pools not traded in 24 h (every book took them out). */
 export function forgetUntraded(state: FeedState, now: number): void {
+  if (state.role !== 'traded') throw new Error(`feed actor: ${state.role} holds no traded pools`);
   const forget = now - WINDOWS['24h'];
   for (const [pool, t] of state.traded) if (t.at <= forget) state.traded.delete(pool);
 }

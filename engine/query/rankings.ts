@@ -1,4 +1,4 @@
-import { tokenObject, type FeedMarket, type FeedName, type FeedState, type PoolState, type RankRow, type RankingWindow } from '../../actors/index.ts';
+import { bookOf, feedKey, tokenObject, type FeedMarket, type FeedName, type FeedState, type PoolState, type RankRow, type RankingWindow } from '../../actors/index.ts';
 import type { PoolsQuery } from './pools.ts';
 import type { ActorReader, MarketState } from './state.ts';
 import { poolObject } from './views.ts';
@@ -6,7 +6,7 @@ import { poolObject } from './views.ts';
 export interface RankingsQueryOptions {
   state: MarketState;
   pools: PoolsQuery;
-  /** The feed actors (`feed:<feed>`). */
+  /** The feed actors (`feed:<feed>:<window>`). */
   feeds: ActorReader<FeedState>;
 }
 
@@ -61,7 +61,7 @@ export class RankingsQuery implements FeedMarket {
 
   /** The rows of (feed, window) as last published, best first, and the seq of the last batch they include. */
   rows(feed: FeedName, window: RankingWindow): { rows: readonly RankRow[]; seq: number } {
-    const book = this.feeds.get(feed)?.books[window];
+    const book = bookOf(this.feeds.get(feedKey(feed, window)));
     return book ? { rows: book.snapshot(), seq: book.lastSeq } : { rows: [], seq: 0 };
   }
 

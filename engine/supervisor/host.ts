@@ -365,11 +365,13 @@ export class ActorHost<S> {
    * changes (each taking a `seq` handed to clients). Changed in place behind the host's
    * back, an actor snapshotted just before and passivated clean would write nothing and
    * come back without it. `change` is one of the actor kind's own functions; what it
-   * returns is handed back. Undefined when the actor never existed or is stopped.
+   * returns is handed back. Undefined when the actor never existed (unless `create`: it
+   * is made from `initial`, for actors no event reaches, as the ranking books the
+   * ticker's recompute fills) or is stopped.
    */
-  update<R>(key: string, change: (state: S) => R): R | undefined {
+  update<R>(key: string, change: (state: S) => R, create = false): R | undefined {
     if (this.stopped.size > 0 && this.stopped.has(key)) return undefined;
-    const resident = this.residents.get(key) ?? this.activate(key, false);
+    const resident = this.residents.get(key) ?? this.activate(key, create);
     if (!resident) return undefined;
     // First: should it throw part-way, what it changed is snapshotted all the same.
     resident.dirty = true;

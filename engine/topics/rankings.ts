@@ -4,12 +4,16 @@ import {
   RANKING_WINDOWS,
   RECOMPUTE_MS,
   batchEvents,
+  bookOf,
+  feedKey,
   flushLive,
   forgetUntraded,
   InputMemo,
   recompute,
   windowInputSteps,
   snapshotEvent,
+  STOCK_TAGS_KEY,
+  TRADED_KEY,
   type FeedFlush,
   type FeedMarket,
   type FeedName,
@@ -21,10 +25,14 @@ import {
 import { topics } from './names.ts';
 import type { TopicSink } from './sink.ts';
 
-/** What the stream needs of the feed actors: a read, and a change outside apply that marks the actor dirty (ActorHost.update). */
+/**
+ * What the stream needs of the feed actors: a read, and a change outside apply that
+ * marks the actor dirty (ActorHost.update; `create`: the books of popular, top_gainers
+ * and stocks, which take no event, are made by their first recompute).
+ */
 export interface FeedActors {
   get(key: string): Readonly<FeedState> | undefined;
-  update<R>(key: string, change: (state: FeedState) => R): R | undefined;
+  update<R>(key: string, change: (state: FeedState) => R, create?: boolean): R | undefined;
 }
 
 /** The ranking entries (engine/query RankingsQuery.entry). */
@@ -64,6 +72,8 @@ export const LIVE_FLUSH_MS = 1_000;
 
 const NON_LIVE: readonly FeedName[] = ['popular', 'top_gainers', 'stocks'];
 const LIVE: readonly FeedName[] = [...LIVE_FEEDS];
+/** The keys of the books the memo's skips vouch for: popular's, top_gainers' and stocks', every window. */
+const NON_LIVE_KEYS: readonly string[] = NON_LIVE.flatMap((feed) => RANKING_WINDOWS.map((w) => feedKey(feed, w)));
 
 /**
  * The `rankings` stream (SERVICE.md 4.4, 6.2; DECISIONS.md "Rankings"), on topics
@@ -111,9 +121,10 @@ export class RankingStreams {
   /** The live feeds' tick. */
   flushLive(at: number): void {
     for (const feed of LIVE) {
-      const flushes = this.options.feeds.update(feed, (state) => flushLive(state, at));
-      if (!flushes) continue;
-      for (let i = 0; i < flushes.length; i++) this.published(feed, RANKING_WINDOWS[i]!, flushes[i]!, at);
+      for (const w of RANKING_WINDOWS) {
+        const flush = this.options.feeds.update(feedKey(feed, w), (state) => flushLive(state, at));
+        if (flush) this.published(feed, w, flush, at);
+      }
     }
   }
 
@@ -162,33 +173,34 @@ export class RankingStreams {
   }
 
   private *recomputeJob(window: RankingWindow, at: number): Generator<void> {
-    const popular = this.options.feeds.get('popular');
-    if (!popular) return;
-    // The pools traded are popular's (it alone takes the trades); each is read once for
+    const traded = this.options.feeds.get(TRADED_KEY);
+    if (traded?.role !== 'traded') return;
+    // The pools traded are `traded`'s (it alone takes the trades); each is read once for
     // the three feeds and for every window whose tick falls at `at` (they tick one after
     // the other, with no event between: the ticker's one pass over what is due). The
     // reading is shared: the first window's pass begins it, any of them drives it on.
     let reading = this.reading;
     if (reading === null || reading.at !== at || !reading.out.has(window)) {
-      const tagged = this.options.feeds.get('stocks')?.stockTokens;
+      const tags = this.options.feeds.get(STOCK_TAGS_KEY);
+      const tagged = tags?.role === 'stock-tags' ? tags.stockTokens : undefined;
       const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
       const out = new Map<RankingWindow, Map<string, RankInput | null>>();
-      this.memo?.hold(NON_LIVE.map((feed) => this.options.feeds.get(feed)));
-      reading = this.reading = { at, out, steps: windowInputSteps(popular.traded, due, at, this.options.market, isStock, out, this.memo ?? undefined) };
+      this.memo?.hold(NON_LIVE_KEYS.map((key) => this.options.feeds.get(key)));
+      reading = this.reading = { at, out, steps: windowInputSteps(traded.traded, due, at, this.options.market, isStock, out, this.memo ?? undefined) };
     }
     while (!reading.steps.next().done) yield;
     const inputs = reading.out.get(window)!;
     reading.out.delete(window);
     if (reading.out.size === 0 && this.reading === reading) this.reading = null;
     for (const feed of NON_LIVE) {
-      const flush = this.options.feeds.update(feed, (state) => recompute(state, window, at, inputs));
+      const flush = this.options.feeds.update(feedKey(feed, window), (state) => recompute(state, at, inputs), true);
       if (flush) this.published(feed, window, flush, at);
     }
     if (window === '24h') {
-      this.options.feeds.update('popular', (state) => forgetUntraded(state, at));
-      const traded = this.options.feeds.get('popular')?.traded;
-      if (traded) this.memo?.prune(traded);
+      this.options.feeds.update(TRADED_KEY, (state) => forgetUntraded(state, at));
+      const after = this.options.feeds.get(TRADED_KEY);
+      if (after?.role === 'traded') this.memo?.prune(after.traded);
     }
   }
 
@@ -213,7 +225,7 @@ export class RankingStreams {
     const topic = topics.rankings(feed, window);
     let frame = this.snapshots.get(topic);
     if (frame === undefined) {
-      const book = this.options.feeds.get(feed)?.books[window];
+      const book = bookOf(this.options.feeds.get(feedKey(feed, window)));
       const entries = this.options.entries();
       const event = snapshotEvent(feed, window, book?.snapshot() ?? [], this.updatedAt.get(topic) ?? 0, book?.lastSeq ?? 0, (row) => entries.entry(row));
       frame = `{"stream":"rankings","data":${JSON.stringify(event)}}`;

@@ -102,9 +102,11 @@ describe('checkpoints and idle sweeps in slices', () => {
     // The research feed reads every pool it refreshes, which is a use: refreshed now, its
     // timer has nothing to read while the sweep runs, and the one use below is the only one.
     e.query.research!.refresh();
-    // The ranking feeds' actors: new_pair, top_gainers and stocks (pool events), almost_bonded and popular (trades).
+    // The ranking feeds' actors, one per (feed, window): new_pair's and almost_bonded's (pool
+    // events), popular's, top_gainers' and stocks' (made by the recomputes the events' clock
+    // ticked); and `traded` (trades) and `stock-tags` (token events with tags).
     const feedActors = e.feeds!.size;
-    expect(feedActors).toBe(5);
+    expect(feedActors).toBe(5 * 4 + 2);
     // Wallet accounting's actors (actors/wallet) are idle too: a wallet per trader, top traders per token, the leaderboard.
     const w = e.wallets!;
     const walletActors = w.wallets.size + w.tokenTraders.size + w.leaderboard.size;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEED_NAMES, RANKING_WINDOWS } from '../../actors/index.ts';
+import { bookOf, feedKey, FEED_NAMES, RANKING_WINDOWS } from '../../actors/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { topics } from '../../engine/topics/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL } from '../helpers/fixtures.ts';
@@ -96,10 +96,7 @@ async function run(path: string, memo: boolean, list: Array<Record<string, unkno
     expect(results.filter((x) => x.status !== 'applied')).toEqual([]);
   }
   await engine.gate.flush();
-  const books = FEED_NAMES.map((feed) => {
-    const state = engine.feeds!.get(feed);
-    return state ? RANKING_WINDOWS.map((w) => state.books[w].snapshot()) : null;
-  });
+  const books = FEED_NAMES.map((feed) => RANKING_WINDOWS.map((w) => bookOf(engine.feeds!.get(feedKey(feed, w)))?.snapshot() ?? null));
   return { frames: sink.frames, books, engine };
 }
 

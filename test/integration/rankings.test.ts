@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followWindow, holdSnapshot, type HeldWindow, type WindowEvent } from '../../actors/feed/feed.events.ts';
+import { bookOf, type TradedState } from '../../actors/feed/feed.actor.ts';
+import { FeedBook } from '../../actors/feed/feed.logic.ts';
+import { FEED_NAMES, RANKING_WINDOWS } from '../../actors/feed/feed.rules.ts';
+import { openStorage } from '../../storage/index.ts';
 import { createEngine } from '../../engine/system.ts';
 import { serveEngine, type EngineServer } from '../helpers/engine-server.ts';
 import { base58, rng, tempDir, testConfig, WSOL } from '../helpers/fixtures.ts';
@@ -237,7 +241,10 @@ describe('the rankings stream', () => {
 });
 
 describe('across a restart', () => {
-  it('the feed actors come back from their snapshots: the same rows, and seqs go on from where they were', async () => {
+  it.each([
+    ['their snapshots', false],
+    ['snapshots of one actor per feed (before one per window)', true],
+  ])('the feed actors come back from %s: the same rows, and seqs go on from where they were', async (_, legacy) => {
     const d = tempDir();
     try {
       const open = () => createEngine({ config: testConfig(d.path) });
@@ -254,17 +261,28 @@ describe('across a restart', () => {
       );
       let s = await serveEngine(e);
       const before = await s.text('/v1/tokens/rankings/almost_bonded');
+      const newPairs = await s.text('/v1/tokens/rankings/new_pair?window=5m');
       expect(before).toContain(`"pool_address":"${CURVE1}"`);
+      expect(newPairs).toContain(`"pool_address":"${CURVE1}"`);
       expect(e.rankings!.snapshotFrame('almost_bonded', '1h')).toContain('"seq":1');
+      const traded = [...(e.feeds!.get('traded') as TradedState).traded];
+      expect(traded.map(([pool]) => pool)).toEqual([CURVE1]);
       s.close();
       await e.stop();
+      if (legacy) await toLegacyFeedSnapshots(d.path);
 
       e = await open();
+      if (legacy) {
+        expect(e.storage.snapshots.get('feed:almost_bonded')).toBeUndefined();
+        expect(e.storage.snapshots.get('feed:popular')).toBeUndefined();
+      }
+      expect([...(e.feeds!.get('traded') as TradedState).traded]).toEqual(traded);
       s = await serveEngine(e);
       expect(await s.text('/v1/tokens/rankings/almost_bonded')).toBe(before);
+      expect(await s.text('/v1/tokens/rankings/new_pair?window=5m')).toBe(newPairs);
       // The next batch is seq 2, not a second seq 1.
       await put(swap(CURVE1, T0 + 1_500, 'sell', '2000000', '1000000000', WALLETS[0], 50), clockTo(T0 + 2_000));
-      expect(e.feeds!.get('almost_bonded')!.books['1h'].lastSeq).toBe(2);
+      expect(bookOf(e.feeds!.get('almost_bonded:1h'))!.lastSeq).toBe(2);
       expect((await s.get('/v1/tokens/rankings/almost_bonded')).body.data).toEqual([]);
       s.close();
       await e.stop();
@@ -273,3 +291,36 @@ describe('across a restart', () => {
     }
   });
 });
+
+type Envelope = { seq: number; state: { state: Record<string, unknown> } & Record<string, unknown> };
+
+/**
+ * Rewrites a stopped engine's feed snapshots the way they were kept before one actor per
+ * (feed, window): one `feed:<feed>` each, with its four books, popular's traded pools and
+ * stocks' tagged tokens.
+ */
+async function toLegacyFeedSnapshots(path: string): Promise<void> {
+  const storage = openStorage(path);
+  const snaps = storage.snapshots;
+  const get = (id: string) => snaps.get(id) as Envelope | undefined;
+  for (const feed of FEED_NAMES) {
+    const parts = RANKING_WINDOWS.map((w) => get(`feed:${feed}:${w}`));
+    const first = parts.find((p) => p !== undefined);
+    if (first === undefined) continue;
+    const books = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, parts[i]?.state.state.book ?? new FeedBook(feed, w).toData()]));
+    const traded = feed === 'popular' ? (get('feed:traded')?.state.state.traded ?? []) : [];
+    const stockTokens = feed === 'stocks' ? (get('feed:stock-tags')?.state.state.stockTokens ?? []) : [];
+    const seq = Math.max(...parts.map((p) => p?.seq ?? 0));
+    await snaps.put(`feed:${feed}`, { seq, state: { ...first.state, state: { feed, books, traded, stockTokens } } });
+    for (const w of RANKING_WINDOWS) await snaps.remove(`feed:${feed}:${w}`);
+  }
+  const traded = get('feed:traded');
+  // popular had no book yet: its traded pools were in popular's snapshot all the same.
+  if (traded && get('feed:popular') === undefined) {
+    const books = Object.fromEntries(RANKING_WINDOWS.map((w) => [w, new FeedBook('popular', w).toData()]));
+    await snaps.put('feed:popular', { seq: traded.seq, state: { ...traded.state, state: { feed: 'popular', books, traded: traded.state.state.traded, stockTokens: [] } } });
+  }
+  await snaps.remove('feed:traded');
+  await snaps.remove('feed:stock-tags');
+  await storage.close();
+}

@@ -211,11 +211,12 @@ describe('which trades reach almost_bonded', () => {
   it('a curve at or past the threshold before or after the trade, or not known (derived again); never a pool without a curve', () => {
     const route = createFeedBehavior({ settings: { ...FEED_DEFAULTS, almostBondedPct: 70 } }).route;
     const trade = (curve_pct?: number | null): PoolTradeEvent => ({ type: 'pool.trade', pool_address: 'P', base_address: 'B', quote_address: 'Q', trade: [] as never, curve_pct });
-    expect(route(trade(69.99))).toBe('popular');
-    expect(route(trade(null))).toBe('popular');
-    expect(route(trade(70))).toEqual(['almost_bonded', 'popular']);
-    expect(route(trade(99))).toEqual(['almost_bonded', 'popular']);
-    expect(route(trade(undefined))).toEqual(['almost_bonded', 'popular']);
+    const bonding = ['traded', 'almost_bonded:5m', 'almost_bonded:1h', 'almost_bonded:6h', 'almost_bonded:24h'];
+    expect(route(trade(69.99))).toBe('traded');
+    expect(route(trade(null))).toBe('traded');
+    expect(route(trade(70))).toEqual(bonding);
+    expect(route(trade(99))).toEqual(bonding);
+    expect(route(trade(undefined))).toEqual(bonding);
   });
 });
 
