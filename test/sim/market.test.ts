@@ -204,6 +204,35 @@ describe('simulated hour: personas', () => {
     expect(after).toBeGreaterThan(0);
   });
 
+  it('revives tokens past their launch rush: a callout, then minutes of volume several times their hour before (volume_spike)', () => {
+    const swapsOf = new Map<string, SwapEvent[]>();
+    for (const swap of swaps) {
+      const base = poolOf(swap).base_address;
+      const list = swapsOf.get(base) ?? [];
+      list.push(swap);
+      swapsOf.set(base, list);
+    }
+    const volume = (list: SwapEvent[], from: number, to: number) => list.filter((x) => x.at >= from && x.at < to && poolOf(x).quote_address === WSOL).reduce((sum, x) => sum + solIn(x), 0);
+    const ratios: number[] = [];
+    for (const post of events) {
+      if (post.type !== 'social_post' || post.token_addresses.length === 0) continue;
+      const mint = post.token_addresses[0]!;
+      const seen = firstToken.get(mint)!.at;
+      if (post.at - seen < 12 * 60_000) continue;
+      const list = swapsOf.get(mint) ?? [];
+      // The 5 minutes from a minute before the post against the hour before them, per 5 minutes of the part the token existed.
+      const from = post.at - 60_000;
+      const recent = volume(list, from, from + 5 * 60_000);
+      const since = Math.max(seen, from - HOUR);
+      const baseline = (volume(list, since, from) * 5 * 60_000) / (from - since);
+      if (baseline > 0) ratios.push(recent / baseline);
+    }
+    // A revival every ~8 minutes from minute 15 (engine/sources/sim/social.ts revive).
+    expect(ratios.length).toBeGreaterThan(3);
+    // volume_spike's default ratio is 3 (actors/signals SIGNALS.md): most revivals reach it.
+    expect(ratios.filter((r) => r >= 3).length).toBeGreaterThanOrEqual(ratios.length / 2);
+  });
+
   it('gives smart money better than average timing', () => {
     let all = 0;
     let allWinners = 0;

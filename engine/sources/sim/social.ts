@@ -104,9 +104,34 @@ function kolBuy(w: World, token: TokenState, kol: number): void {
   }
 }
 
-/** Posts without a token, and labels added or removed over time. */
+/** Mean time between two revivals (`revive`). */
+const REVIVAL_MEAN_MS = 8 * 60_000;
+/** A token revived is at least this old: past its launch rush, so that its last hour is its baseline. */
+const REVIVAL_MIN_AGE_MS = 12 * 60_000;
+/** A revival's extra heat, × the token's peak heat (a callout's own is 0.8×). */
+const REVIVAL_BOOST = 10;
+
+/**
+ * A revival: a KOL calls a token past its launch rush (a memecoin's second leg, an
+ * established token shilled again), and followers pile in far harder than after a
+ * launch callout, for a few minutes: what volume_spike looks for (actors/signals
+ * SIGNALS.md). Stocks are not called.
+ */
+export function revive(w: World): void {
+  const candidates = w.tokens.filter((t) => !t.dead && t.fate !== 'stock' && t.primary.active && w.at - t.launchedAt >= REVIVAL_MIN_AGE_MS);
+  if (candidates.length === 0) return;
+  const token = candidates[w.rng.int(candidates.length)]!;
+  callout(w, token, w.randomWallet('kol'), true);
+  token.boost += token.peakHeat * REVIVAL_BOOST;
+}
+
+/** Posts without a token, revivals, and labels added or removed over time. */
 export function chatter(w: World): void {
   const rng = w.rng;
+  if (w.at >= w.nextRevivalAt) {
+    revive(w);
+    w.nextRevivalAt = w.at + rng.exp(REVIVAL_MEAN_MS);
+  }
   if (w.at >= w.nextMusingAt) {
     post(w, w.randomWallet('kol'), null);
     w.nextMusingAt = w.at + rng.exp(240_000);

@@ -14,7 +14,7 @@ import { World } from './world.ts';
  * World, TokenState, PoolState, Holding, Action, Rng or TxHashes change shape: a state
  * of another version is refused, never half read.
  */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 /** What a run of the live source leaves for the next one. */
 export interface SimState {

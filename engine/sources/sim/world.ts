@@ -20,6 +20,9 @@ const SLOT_EPOCH_AT = 1_767_225_600_000;
  * Invariant: all events of a slot carry that slot's block time `at`, and slots only
  * advance, so the stream is in non-decreasing time order.
  */
+/** The first revival (social.ts `revive`), after the start: the tokens launched since then are past their launch rush by it. */
+const REVIVAL_FIRST_MS = 15 * 60_000;
+
 export class World {
   readonly rng: Rng;
   readonly options: ResolvedSimOptions;
@@ -56,6 +59,8 @@ export class World {
   nextUsdcPriceAt: number;
   nextMusingAt: number;
   nextLabelAt: number;
+  /** The next revival (social.ts `revive`): a KOL calls a token past its launch rush. */
+  nextRevivalAt: number;
   postCount = 0;
 
   constructor(options: ResolvedSimOptions) {
@@ -79,6 +84,8 @@ export class World {
     this.nextMusingAt = options.startAt + this.rng.exp(120_000);
     // After the first slot, whose labels a change at the same `at` would collide with.
     this.nextLabelAt = options.startAt + 60_000 + this.rng.exp(600_000);
+    // Not drawn here: the draws before the first revival stay those of a world without them.
+    this.nextRevivalAt = options.startAt + REVIVAL_FIRST_MS;
   }
 
   /** Block time of a slot. */
