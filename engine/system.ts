@@ -145,7 +145,7 @@ export class Engine {
       batchesInFlightMax: options.config.ingest.batchesInFlightMax,
       swapColumns: true,
     });
-    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq) });
+    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq), longTasks });
     const hostOptions = {
       storage: this.storage,
       clock: this.clock,

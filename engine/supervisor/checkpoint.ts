@@ -138,7 +138,7 @@ export class Checkpointer {
 
   private async passivateNow(now: number, sliceMs: number): Promise<number> {
     // Reads (HTTP, the research refresh) activate actors outside batches: past the bound, the sweep evicts them too.
-    this.longTasks.time('evict', () => evictOverBound(this.deps.hosts));
+    this.longTasks.time('sweep:evict', () => evictOverBound(this.deps.hosts));
     const count = { passivated: 0 };
     await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running, this.tookSweep);
     return count.passivated;
