@@ -62,14 +62,6 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
  */
 export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
-/**
- * How far past a resident bound (a fraction of it: of residentMax per kind, of
- * residentBytesMax) the evictions of applied batches may lag while `mds serve` applies
- * later events (config `actors.evictionLag`; engine/apply.ts): a batch's evictions take
- * hundreds of ms during a backlog (a snapshot each), and events waiting for them all
- * left WebSocket clients without a frame meanwhile. Past it, events wait as before.
- */
-export const ACTORS_EVICTION_LAG = 1 / 8;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */
 export const ACTOR_BYTES_DEFAULT = 2_048;
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */

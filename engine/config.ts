@@ -4,7 +4,6 @@ import {
   INGEST_BATCH_MAX,
   ACTORS_RESIDENT_MAX,
   ACTORS_RESIDENT_BYTES_MAX,
-  ACTORS_EVICTION_LAG,
   INGEST_LINE_BYTES_MAX,
   APPLY_SLICE_MS,
   SOLANA_WS_BACKFILL_MAX_PAGES,
@@ -16,6 +15,15 @@ import {
 } from './bounds.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+
+/**
+ * How far past a resident bound (a fraction of it: of residentMax per kind, of
+ * residentBytesMax) the evictions of applied batches may lag while `mds serve` applies
+ * later events (config `actors.evictionLag`; engine/apply.ts): a batch's evictions take
+ * hundreds of ms during a backlog (a snapshot each), and events waiting for them all
+ * left WebSocket clients without a frame meanwhile. Past it, events wait as before.
+ */
+const ACTORS_EVICTION_LAG = 1 / 8;
 
 /**
  * The one configuration schema. Parsed once at start-up from defaults, an optional
