@@ -20,7 +20,8 @@ import { fmt, percentile } from './harness.ts';
  * (DECISIONS.md). One HTTP client asks for the first pool of the file, one request at a
  * time, for as long as the source runs (`/health` says when it is done), timed from its
  * first 200 (before the pool is applied a 404 costs nothing); one WebSocket client holds
- * pool_trades and every candle interval of the 20 busiest pools. Same machine,
+ * pool_trades and every candle interval of the 20 busiest pools: its longest silence
+ * between frames, and how many silences passed SILENCE_MS and their sum. Same machine,
  * unpinned: the clients share the cores with mds.
  *
  * `node --import tsx bench/backlog.ts [--swaps 200000] [--pools 5000] [--rounds 1]
@@ -39,6 +40,8 @@ import { fmt, percentile } from './harness.ts';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
 const HOST = '127.0.0.1';
+/** A WebSocket client's silence counted apart past this (ms): what a recompute or a batch's evictions holding the events looks like. */
+const SILENCE_MS = 250;
 const LIFTED = { plans: { scale: { rps: 1_000_000_000, in_flight: 1_000_000, monthly_requests: 1_000_000_000_000 } } };
 
 export interface BacklogRun {
@@ -106,6 +109,8 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
     let frames = 0;
     let lastFrame = performance.now();
     let longestGap = 0;
+    let silences = 0;
+    let silentMs = 0;
     let problems = 0;
     ws.on('message', (raw) => {
       const now = performance.now();
@@ -113,7 +118,14 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
       if (frame.type === 'error') problems++;
       if (!frame.stream) return;
       frames++;
-      if (frames > 1) longestGap = Math.max(longestGap, now - lastFrame);
+      if (frames > 1) {
+        const gap = now - lastFrame;
+        longestGap = Math.max(longestGap, gap);
+        if (gap > SILENCE_MS) {
+          silences++;
+          silentMs += gap;
+        }
+      }
       lastFrame = now;
     });
     let closing = false;
@@ -162,6 +174,8 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
       frames,
       framesPerS: frames / ingestSeconds,
       longestGapMs: longestGap,
+      silences,
+      silentMs,
       problems,
       longTasks,
     };
@@ -169,7 +183,7 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
       `${run.label}: backlog of ${fmt(market.events)} events ingested in ${ingestSeconds.toFixed(1)} s (${fmt(result.eventsPerS)} events/s, as served: first request to source done); ` +
         `GET /v1/pools/{pool} one at a time: ${fmt(result.requests)} answers (${result.requestsPerS.toFixed(1)}/s, statuses ${JSON.stringify(result.statuses)}), ` +
         `p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms; ` +
-        `WebSocket: ${fmt(frames)} frames (${fmt(result.framesPerS)}/s), longest silence ${longestGap.toFixed(0)} ms, ${problems} errors or closes`,
+        `WebSocket: ${fmt(frames)} frames (${fmt(result.framesPerS)}/s), longest silence ${longestGap.toFixed(0)} ms, ${silences} silences over ${SILENCE_MS} ms (${fmt(silentMs)} ms in all), ${problems} errors or closes`,
     );
     if (run.longTaskMs !== undefined) {
       const rows = [...longTasks].sort((a, b) => b[1].maxMs - a[1].maxMs);
@@ -233,6 +247,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           both('max', (r) => r.maxMs, ' ms'),
           both('WebSocket frames/s', (r) => r.framesPerS, '', 0),
           both('longest silence', (r) => r.longestGapMs, ' ms', 0),
+          both(`silences over ${SILENCE_MS} ms`, (r) => r.silences, '', 0),
+          both(`their sum`, (r) => r.silentMs, ' ms', 0),
         ].join('; '),
     );
   }

@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts';
 import { NO_LONG_TASKS, type LongTasks } from './long-tasks.ts';
 import { timeOf, type IngestEvent } from './ingest/index.ts';
 import { readLog, type CommittedBatch } from './ingest/index.ts';
-import { evictOverBound } from './supervisor/index.ts';
+import { evictOverBound, farOverBound } from './supervisor/index.ts';
 import type { ActorHost } from './supervisor/index.ts';
 import type { Router } from './supervisor/index.ts';
 import type { TopicSink } from './topics/index.ts';
@@ -15,6 +15,8 @@ import type { Ticker } from './topics/index.ts';
 const FRAMES_FLUSH_MASK = 63;
 /** Start-up replay hands its events to onApplied listeners, and evicts past the resident bound, every this many events. */
 const REPLAY_CHUNK = 4096;
+/** The share of a slice that evictions lagging behind applied batches take before the slice's events (Applier.evictionsBehind). */
+const EVICT_SHARE = 0.5;
 
 /** One event as applied to the actors: in ingest seq order. */
 export interface StampedEvent {
@@ -37,6 +39,12 @@ export interface ApplierOptions {
   applySliceMs?: number;
   /** Slices past `debug.longTaskMs` are logged as `apply`, evictions past the bound as `evict` (engine/long-tasks.ts). */
   longTasks?: LongTasks;
+  /**
+   * How far past a resident bound, as a fraction of it, the evictions of applied batches
+   * may lag while later events are applied (config `actors.evictionLag`; absent: 0, every
+   * batch's evictions done before the next event).
+   */
+  evictionLag?: number;
 }
 
 /**
@@ -109,14 +117,21 @@ export class Applier {
     if (this.pending.length === 1 && !this.resumeQueued) this.applyTimed();
   }
 
-  /** Batches committed and not applied yet (the gate holds sources back past a few). */
+  /** Batches committed and not applied yet (the gate holds sources back past a few), one more while evictions lag behind those applied. */
   get backlog(): number {
-    return this.pending.length;
+    return this.pending.length + (this.evictionsBehind ? 1 : 0);
   }
 
-  /** Resolves once every batch handed over so far is applied (at once when none is pending). */
+  /**
+   * The evictions past the resident bounds that applied batches left are under way
+   * (within `evictionLag` of the bound: the batch was handed on): EVICT_SHARE of each
+   * slice first, then later events; whole slices, events waiting, past the lag.
+   */
+  evictionsBehind = false;
+
+  /** Resolves once every batch handed over so far is applied and the bounds kept (at once when none is pending). */
   settled(): Promise<void> {
-    if (this.pending.length === 0) return Promise.resolve();
+    if (this.backlog === 0) return Promise.resolve();
     return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
@@ -155,7 +170,7 @@ export class Applier {
   private waitingRelease = false;
   private readonly released = () => {
     this.waitingRelease = false;
-    if (this.resumeQueued || this.pending.length === 0) return;
+    if (this.resumeQueued || this.backlog === 0) return;
     this.resumeQueued = true;
     setImmediate(this.resume);
   };
@@ -183,7 +198,17 @@ export class Applier {
     const timed = longTasks.on;
     let finished = true;
     try {
-      while (this.pending.length) {
+      if (this.evictionsBehind) {
+        // What applied batches left past the bounds goes first: part of the slice while
+        // within the lag (actors.evictionLag), so that events and their frames go on
+        // meanwhile; all of it, and the events wait, past the lag.
+        const lag = this.options.evictionLag ?? 0;
+        const far = farOverBound(hosts, lag);
+        const until = far ? deadline : now + sliceMs * EVICT_SHARE;
+        if (longTasks.time('evict', () => evictOverBound(hosts, until))) this.evictionsBehind = false;
+        else if (far || farOverBound(hosts, lag)) finished = false;
+      }
+      while (finished && this.pending.length) {
         const batch = this.pending[0]!;
         const firstSeq = batch.firstSeq;
         // Parsed once, before the actors see them, for embedders (handOn) that listen.
@@ -199,16 +224,19 @@ export class Applier {
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
         }, deadline);
         if (!finished) break;
-        // The bound is kept before the batch counts as applied, within the slice: what is
-        // left to evict is evicted first in the next turns, before more events.
+        // The bound is kept within the slice if it can be. What is left to evict is
+        // evicted first in the next slices: beside the next batch's events (above) once
+        // within the lag, when the batch counts as applied; before any more events past it.
         if (!longTasks.time('evict', () => evictOverBound(hosts, deadline))) {
           finished = false;
-          break;
+          if (farOverBound(hosts, this.options.evictionLag ?? 0)) break;
+          this.evictionsBehind = true;
         }
         this.pending.shift();
-        // To embedders now, within the bound, before the next batch activates more.
+        // To embedders now, within the bound or its lag, before the next batch activates more.
         if (timed) longTasks.time('handOn', () => this.handOn(batch));
         else this.handOn(batch);
+        if (!finished) break;
         if (this.pending.length && performance.now() >= deadline) {
           finished = false;
           break;
@@ -222,7 +250,7 @@ export class Applier {
       if (this.seqWaiters.length) this.wakeApplied();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();
-      if (this.pending.length) {
+      if (this.pending.length || this.evictionsBehind) {
         if (!finished) this.slices++;
         this.resumeQueued = true;
         setImmediate(this.resume);

@@ -17,6 +17,15 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
+ * How far past a resident bound (a fraction of it: of residentMax per kind, of
+ * residentBytesMax) the evictions of applied batches may lag while `mds serve` applies
+ * later events (config `actors.evictionLag`; engine/apply.ts): a batch's evictions take
+ * hundreds of ms during a backlog (a snapshot each), and events waiting for them all
+ * left WebSocket clients without a frame meanwhile. Past it, events wait as before.
+ */
+const ACTORS_EVICTION_LAG = 1 / 8;
+
+/**
  * The one configuration schema. Parsed once at start-up from defaults, an optional
  * JSON file, the environment and flags (later ones win); `process.env` is read
  * nowhere else. Plan fields use the snake_case names DECISIONS.md fixes.
@@ -116,9 +125,15 @@ export const configSchema = z
           .min(1)
           .default(ACTORS_RESIDENT_BYTES_MAX)
           .describe('estimated bytes of JS heap of the actors kept in memory, every kind together; past it the least recently used actors of any kind are passivated after each batch, idle or not (each kind estimates its own: a pool ~7.7 KB, a wallet ~0.4 KB + 0.7 KB a position)'),
+        evictionLag: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(ACTORS_EVICTION_LAG)
+          .describe('how far past residentMax or residentBytesMax, as a fraction of the bound, the evictions of applied batches may lag while later events are applied in slices (ingest.applySliceMs), half of each slice theirs; past it, events wait until the evictions are back within it (0: every batch evicted to the bound before the next event)'),
       })
       .strict()
-      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX }),
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX, evictionLag: ACTORS_EVICTION_LAG }),
     retention: z
       .object({
         tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history), and with them the 1s and 15s candles, which are folded from the trades; longer candle intervals are kept'),

@@ -8,11 +8,14 @@ const PROBE_MS = 10;
  * The long-task logger (config `debug.longTaskMs`; off by default): every named piece
  * of main-thread work that holds the event loop longer than the threshold is logged at
  * warn as `{ task, ms }` with the message 'long task'. Named: the apply of committed
- * batches (`apply`; within it each event, `event:<type>`, the hand-over of the slice's
+ * batches (`apply`; within it each event, `event:<type>`, and each host's delivery of
+ * it or of what it derived, `actor:<kind>`, the hand-over of the slice's
  * frames, `frames`, and of a batch to embedders, `handOn`), each tick and each later slice of a ticker pass (`tick:<name>`,
- * `slice:<name>`, and the end of a pass a tick ran first, `finish:<name>`), each slice of
+ * `slice:<name>`, and the end of a pass a tick ran first, `finish:<name>`), how long a
+ * pass that holds the events held them, its slices and what ran between them
+ * (`hold:<name>`: no event applied, so no trade frame, meanwhile), each slice of
  * a checkpoint or idle sweep (`checkpoint`, `sweep`; each snapshot, `snapshot:<kind>`),
- * the resident bound's evictions (`evict`); V8's garbage collections (`gc:<kind>`, from
+ * the resident bound's evictions (`evict`; the idle sweep's, `sweep:evict`); V8's garbage collections (`gc:<kind>`, from
  * a `gc` PerformanceObserver); and a probe timer that logs how late it ran (`loop`:
  * whatever held the loop, named or not, HTTP and WebSocket work included).
  * bench/backlog.ts `--long-tasks` turns it on and sums the lines per task.

@@ -145,7 +145,7 @@ export class Engine {
       batchesInFlightMax: options.config.ingest.batchesInFlightMax,
       swapColumns: true,
     });
-    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq) });
+    this.router = new Router({ log: this.log.child({ part: 'router' }), history: (fromSeq, toSeq) => this.gate.history(fromSeq, toSeq), longTasks });
     const hostOptions = {
       storage: this.storage,
       clock: this.clock,
@@ -279,7 +279,7 @@ export class Engine {
         this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
       }
     };
-    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs), longTasks });
+    this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs), evictionLag: this.config.actors.evictionLag, longTasks });
     this.gate.follow(this.applier);
     this.events$ = this.applier.events$;
     // Batches arrive in seq order (commits resolve in order), so every actor sees its events in seq order.

@@ -26,8 +26,9 @@ export class ResidentBytes {
  * evictOverBound, is passed over). A merge of the hosts' LRU orders by their last use
  * (the stamp of the batch that used them last), each host looked at once per resident at
  * most, so actors that eviction itself brings back (a flush reading a token) cannot make
- * it loop. With a `deadline` (performance.now()), checked before each, it stops there:
- * the rest go at a later call. Returns how many were passivated.
+ * it loop. With a `deadline` (performance.now()), checked before each but the first (so
+ * that each call gets on), it stops there: the rest go at a later call. Returns how many
+ * were passivated.
  */
 export function evictOverBytes(hosts: readonly ActorHost<any>[], budget: ResidentBytes, deadline = Infinity): number {
   if (budget.bytes <= budget.max) return 0;
@@ -37,7 +38,7 @@ export function evictOverBytes(hosts: readonly ActorHost<any>[], budget: Residen
   });
   let evicted = 0;
   while (budget.bytes > budget.max) {
-    if (deadline !== Infinity && performance.now() >= deadline) break;
+    if (deadline !== Infinity && evicted > 0 && performance.now() >= deadline) break;
     let best: (typeof heads)[number] | null = null;
     for (const head of heads) {
       if (head.next.done || head.left === 0) continue;

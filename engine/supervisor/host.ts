@@ -314,8 +314,9 @@ export class ActorHost<S> {
    * whose snapshot holds something back stays, as in passivateIfIdle. Safe between any
    * two deliveries: a batch's events are committed before they are applied, and a
    * snapshot records the seq applied so far. Returns how many were passivated. With a
-   * `deadline` (performance.now()), checked before each, it stops there: the rest are
-   * evicted by a later call (Applier: in the next turns, before more events).
+   * `deadline` (performance.now()), checked before each but the first (so that each call
+   * gets on), it stops there: the rest are evicted by a later call (Applier: in the next
+   * turns).
    */
   evictOverBound(deadline = Infinity): number {
     let excess = this.overBound;
@@ -323,7 +324,7 @@ export class ActorHost<S> {
     let evicted = 0;
     for (const resident of this.residents.values()) {
       if (excess === 0) break;
-      if (deadline !== Infinity && performance.now() >= deadline) break;
+      if (deadline !== Infinity && evicted > 0 && performance.now() >= deadline) break;
       if (!this.evictResident(resident)) continue;
       excess--;
       evicted++;

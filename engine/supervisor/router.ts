@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { IngestEvent } from '../ingest/index.ts';
 import type { DerivedEvent } from '../model/index.ts';
+import { NO_LONG_TASKS, type LongTasks } from '../long-tasks.ts';
 import type { ActorEvent } from './behavior.ts';
 import type { ActorHost } from './host.ts';
 
@@ -17,6 +18,8 @@ export interface RouterOptions {
   log: Logger;
   /** The ingest events from `fromSeq` to `toSeq` as the actors saw them (the gate's history). */
   history: (fromSeq: number, toSeq: number) => Iterable<{ seq: number; event: IngestEvent }>;
+  /** Each host's delivery past `debug.longTaskMs` is logged as `actor:<kind>` (engine/long-tasks.ts). */
+  longTasks?: LongTasks;
 }
 
 /** Emissions dropped: those of a rebuild's replay of the seq being delivered, which the live queue holds already. */
@@ -78,7 +81,22 @@ export class Router {
   /** Start-up replay: only subscribers that asked get the derived events. */
   replaying = false;
 
-  constructor(private readonly options: RouterOptions) {}
+  /** The long-task logger is on: each host's delivery is timed. */
+  private readonly timed: boolean;
+  private readonly longTasks: LongTasks;
+
+  constructor(private readonly options: RouterOptions) {
+    this.longTasks = options.longTasks ?? NO_LONG_TASKS;
+    this.timed = this.longTasks.on;
+  }
+
+  /** One host's delivery, timed as `actor:<kind>` when the long-task logger is on. */
+  private deliverTo(host: ActorHost<any>, event: ActorEvent, seq: number, index: number): void {
+    if (!this.timed) return host.deliver(event, seq, index);
+    const started = performance.now();
+    host.deliver(event, seq, index);
+    this.longTasks.took(`actor:${host.kind}`, performance.now() - started);
+  }
 
   /** Builds the table from the hosts' `takes`, in this order. */
   setHosts(hosts: readonly ActorHost<any>[]): void {
@@ -130,7 +148,7 @@ export class Router {
     this.ingest = event;
     this.index = 0;
     const hosts = this.table.get(event.type);
-    if (hosts !== undefined) for (let h = 0; h < hosts.length; h++) hosts[h]!.deliver(event, seq, 0);
+    if (hosts !== undefined) for (let h = 0; h < hosts.length; h++) this.deliverTo(hosts[h]!, event, seq, 0);
     if (this.size > 0) this.drain(seq);
     this.ingest = null;
   }
@@ -142,7 +160,7 @@ export class Router {
         const derived = queue[i]!;
         this.index = i + 1;
         const hosts = this.table.get(derived.type);
-        if (hosts !== undefined) for (let h = 0; h < hosts.length; h++) hosts[h]!.deliver(derived, seq, i + 1);
+        if (hosts !== undefined) for (let h = 0; h < hosts.length; h++) this.deliverTo(hosts[h]!, derived, seq, i + 1);
         const subscribers = this.subscribers.get(derived.type);
         if (subscribers !== undefined) this.notify(subscribers, derived);
       }

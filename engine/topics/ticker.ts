@@ -52,6 +52,8 @@ interface Subscription extends Tick {
   dueAt: number;
   /** The pass the last tick began, when the subscriber does not say (`underWay`). */
   pass: Iterator<void> | null;
+  /** When its pass that holds the events began (performance.now(); the long-task logger's `hold:<name>`). */
+  heldSince: number;
   stopped: boolean;
 }
 
@@ -116,6 +118,7 @@ export class Ticker {
       joins: options.joins === true,
       dueAt: Infinity,
       pass: null,
+      heldSince: 0,
       stopped: false,
       stop: () => {
         subscription.stopped = true;
@@ -182,7 +185,15 @@ export class Ticker {
 
   /** A subscription's pass begins or ends; the waiters wake when the last holding one ends. */
   private setPass(s: Subscription, pass: Iterator<void> | null): void {
-    if (s.holds && (s.pass === null) !== (pass === null)) this.held += pass === null ? -1 : 1;
+    if (s.holds && (s.pass === null) !== (pass === null)) {
+      this.held += pass === null ? -1 : 1;
+      // How long the events waited for it (wall time, its slices and what ran between them).
+      const longTasks = this.options.longTasks;
+      if (longTasks?.on) {
+        if (pass !== null) s.heldSince = performance.now();
+        else longTasks.took(`hold:${s.name}`, performance.now() - s.heldSince);
+      }
+    }
     s.pass = pass;
     if (this.held === 0 && this.releaseWaiters.length > 0) {
       const waiters = this.releaseWaiters;

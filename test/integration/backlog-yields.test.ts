@@ -72,6 +72,73 @@ describe('a backlog yields to the event loop', () => {
     expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
   });
 
+  it('applies later batches while an earlier batch\'s evictions past the byte bound are under way (within actors.evictionLag), and keeps the bound in the end', async () => {
+    const POOLS = 1_000;
+    const events = [...swapStream(POOLS, POOLS, 5, true)];
+    // ~250 pools' worth of estimated bytes, batches of 100 events: a batch ends past the
+    // bound by less than the default lag (an eighth of it), and its evictions take slices of 1 ms.
+    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 100 }, actors: { residentBytesMax: 2_000_000, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    const budget = e.pools.budget!;
+    const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
+    const over = () => budget.bytes - held() > budget.max;
+    /** A batch was handed on past the bound, which has not held since: its evictions are under way. */
+    let behind = false;
+    let batches = 0;
+    let handedOnOver = 0;
+    let mostOverAtHandOn = 0;
+    let tradesWhileBehind = 0;
+    e.onApplied(() => {
+      batches++;
+      mostOverAtHandOn = Math.max(mostOverAtHandOn, budget.bytes - held() - budget.max);
+      if (over()) {
+        handedOnOver++;
+        behind = true;
+      }
+    });
+    e.router.subscribe('pool.trade', () => {
+      if (behind && over()) tradesWhileBehind++;
+    });
+    const watch = everyTurn(() => {
+      if (!over()) behind = false;
+    });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    await e.gate.flush();
+    watch.stop();
+    expect(batches).toBeGreaterThan(10);
+    expect(handedOnOver, 'batches applied before their evictions were done').toBeGreaterThan(0);
+    expect(tradesWhileBehind, 'trades of later batches applied while an earlier batch`s evictions were under way').toBeGreaterThan(0);
+    // A batch counts as applied within the lag: an eighth of the bound past it at most.
+    expect(mostOverAtHandOn).toBeLessThanOrEqual(budget.max / 8);
+    // Once settled, every eviction is done.
+    expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
+    const first = events.find((ev) => ev.type === 'pool')!.pool_address as string;
+    expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
+  });
+
+  it('evicts in slices at an idle sweep the actors reads brought back past the bound: turns run while they are evicted', async () => {
+    const BOUND = 50;
+    const POOLS = 400;
+    const events = [...swapStream(POOLS, POOLS, 11, true)];
+    const e = await temp.open({ actors: { residentMax: BOUND, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    await e.gate.flush();
+    const over = () => e.pools.size - e.pools.heldInFlight() - BOUND;
+    expect(over()).toBeLessThanOrEqual(0);
+    // Reads outside any batch (as HTTP reads do) bring pools back past the bound.
+    const pools = events.filter((ev) => ev.type === 'pool').map((ev) => ev.pool_address as string);
+    for (const pool of pools.slice(0, 4 * BOUND)) expect(e.pools.get(pool)).toBeDefined();
+    expect(over()).toBeGreaterThan(BOUND);
+    let evictingTurns = 0;
+    const watch = everyTurn(() => {
+      if (over() > 0) evictingTurns++;
+    });
+    // Slices of 1 µs: each ends after its first eviction.
+    await e.passivateIdle(performance.now(), { sliceMs: 0.001 });
+    watch.stop();
+    expect(evictingTurns, 'turns between the sweep`s eviction slices').toBeGreaterThan(0);
+    expect(over()).toBeLessThanOrEqual(0);
+  });
+
   it('takes a sliced checkpoint one snapshot a slice at most: a turn runs after each snapshot that ends a slice', async () => {
     const POOLS = 40;
     const e = await temp.open({ actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });

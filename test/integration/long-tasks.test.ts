@@ -33,8 +33,8 @@ describe('the long-task logger', () => {
     expect(await run(undefined)).toEqual([]);
   });
 
-  it('with a threshold every task passes, logs the apply, its events, the checkpoint and its snapshots by name', async () => {
+  it('with a threshold every task passes, logs the apply, its events, each host\'s delivery, the checkpoint and its snapshots by name', async () => {
     const tasks = new Set((await run(0.000_001)).map((l) => l.task));
-    for (const task of ['apply', 'event:swap', 'event:pool', 'checkpoint', 'snapshot:pool']) expect([...tasks], task).toContain(task);
+    for (const task of ['apply', 'event:swap', 'event:pool', 'actor:pool', 'actor:wallet', 'checkpoint', 'snapshot:pool']) expect([...tasks], task).toContain(task);
   });
 });
