@@ -46,7 +46,8 @@ import { diskBytes } from './market.ts';
  *
  *   node --import tsx bench/serve-memory.ts [--duration 30m] [--warmup 5m] [--clients 3] [--sample-ms 5000] [--smoke]
  *   (--heap-snapshots DIR: SIGUSR2 takes a heap snapshot at the end of warm-up and at the end, in DIR;
- *   --samples FILE: keeps the probe's samples, one JSON line each)
+ *   --samples FILE: keeps the probe's samples, one JSON line each;
+ *   --node-flags 'FLAGS': mds serve's Node flags in place of bin/mds.js's --max-semi-space-size=64)
  */
 
 const MDS = fileURLToPath(new URL('../bin/mds.js', import.meta.url));
@@ -91,6 +92,8 @@ export interface ServeMemoryOptions {
   /** Per-window minima of the heap for its floor's slope. */
   floorWindowMs: number;
   heapSnapshotDir?: string;
+  /** Node flags of `mds serve` in place of bin/mds.js's (NODE_FLAGS), to compare V8 settings. */
+  nodeFlags?: string[];
   /** Copy the probe's samples (JSON lines) here before the temp dir goes. */
   samplesFile?: string;
 }
@@ -148,7 +151,7 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     const configFile = join(dir, 'config.json');
     writeFileSync(configFile, JSON.stringify(LIFTED));
     const probe = join(dir, 'serve.probe');
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', PROBE, ...(opts.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${opts.heapSnapshotDir}`] : []), MDS, 'serve', '--data', data, '--port', '0', '--host', HOST, '--log-level', 'info', '--config', configFile], {
+    const child = spawn(process.execPath, [...(opts.nodeFlags ?? NODE_FLAGS), '--import', PROBE, ...(opts.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${opts.heapSnapshotDir}`] : []), MDS, 'serve', '--data', data, '--port', '0', '--host', HOST, '--log-level', 'info', '--config', configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, MDS_PROBE: probe, MDS_PROBE_MS: String(opts.sampleMs) },
     });
@@ -375,6 +378,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       clients: { type: 'string', default: '3' },
       'sample-ms': { type: 'string', default: '5000' },
       'heap-snapshots': { type: 'string' },
+      'node-flags': { type: 'string' },
       samples: { type: 'string' },
       smoke: { type: 'boolean', default: false },
     },
@@ -386,7 +390,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const durationMs = parseDuration(values.duration!);
     console.log(`# serve-memory: ${benchmark.question}`);
     await measureServeMemory(
-      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'], samplesFile: values.samples },
+      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'], samplesFile: values.samples, nodeFlags: values['node-flags']?.split(' ').filter(Boolean) },
       (line) => console.log(`  ${line}`),
     );
   }
