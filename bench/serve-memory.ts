@@ -25,14 +25,20 @@ import { diskBytes } from './market.ts';
  * following the list every minute (unsubscribe what left it, subscribe what entered);
  * one HTTP client asking one route a second in turn (the pool list by volume, a pool,
  * its 1m candles, its trades). The benchmark's own process samples the data
- * directory's size (allocated blocks) at the same pace.
+ * directory's size (allocated blocks) and the resident actors per kind (pools, tokens,
+ * wallets: `mds_actors_alive` on /metrics) at the same pace: the simulator's market keeps
+ * more pools alive for its first hours (its live tokens: ~85 at 10 minutes, ~130 at 30,
+ * ~200 from the fourth hour on), which is workload, not history.
  *
  * Warm-up (default 5 min): the 5m ranking window and 1m/5m candle buckets fill, pools
  * launched at the start have passed the 60 s idle passivation (actors.idleMs) several
  * times and the 30 s checkpoints have run ten times; before that memory rises by design.
  * The rest of the run is cut in three thirds by time; for each: the JS heap's max and
  * its floor (min heapUsed: the post-GC floor, samples land after and between GCs),
- * RssAnon max, RssFile max, data dir max. Over the last two thirds: the least-squares
+ * RssAnon max, RssFile max, data dir max; V8's committed heap at most (its young
+ * generation grows to `--max-semi-space-size` and shrinks again: RssAnon follows it) and
+ * the native rest (RssAnon less the committed heap and external memory); the resident
+ * actors at most. Over the last two thirds: the least-squares
  * slope of RssAnon and of the heap floor (per-minute minima; per-5-s in smoke), in
  * MiB/hour. Flat, by rule: the last third's RssAnon max and heap floor are each within
  * 5 % of the middle third's (or within 2 MiB, for a smoke run's noise on small numbers).
@@ -40,7 +46,8 @@ import { diskBytes } from './market.ts';
  *
  *   node --import tsx bench/serve-memory.ts [--duration 30m] [--warmup 5m] [--clients 3] [--sample-ms 5000] [--smoke]
  *   (--heap-snapshots DIR: SIGUSR2 takes a heap snapshot at the end of warm-up and at the end, in DIR;
- *   --samples FILE: keeps the probe's samples, one JSON line each)
+ *   --samples FILE: keeps the probe's samples, one JSON line each;
+ *   --node-flags 'FLAGS': mds serve's Node flags in place of bin/mds.js's --max-semi-space-size=64)
  */
 
 const MDS = fileURLToPath(new URL('../bin/mds.js', import.meta.url));
@@ -54,9 +61,27 @@ interface Sample {
   thread: number;
   t: number;
   heapUsed: number;
+  /** V8's heap as committed (its young generation grows to --max-semi-space-size and shrinks again). */
+  heapTotal: number;
+  /** V8's external memory (ArrayBuffers, mostly) in bytes. */
+  external: number;
   rssAnon: number;
   rssFile: number;
   final: boolean;
+}
+
+/** Actor kinds whose resident counts the benchmark follows (mds_actors_alive on /metrics). */
+const KINDS = ['pool', 'token', 'wallet'] as const;
+type Resident = Record<(typeof KINDS)[number], number>;
+
+/** The resident actors of each followed kind in a /metrics text (0 for a kind not listed). */
+export function residentActors(metrics: string): Resident {
+  const out: Resident = { pool: 0, token: 0, wallet: 0 };
+  for (const kind of KINDS) {
+    const m = new RegExp(`^mds_actors_alive\\{kind="${kind}"\\} (\\d+)`, 'm').exec(metrics);
+    if (m) out[kind] = Number(m[1]);
+  }
+  return out;
 }
 
 export interface ServeMemoryOptions {
@@ -67,6 +92,8 @@ export interface ServeMemoryOptions {
   /** Per-window minima of the heap for its floor's slope. */
   floorWindowMs: number;
   heapSnapshotDir?: string;
+  /** Node flags of `mds serve` in place of bin/mds.js's (NODE_FLAGS), to compare V8 settings. */
+  nodeFlags?: string[];
   /** Copy the probe's samples (JSON lines) here before the temp dir goes. */
   samplesFile?: string;
 }
@@ -79,6 +106,16 @@ export interface Third {
   rssAnonMaxMiB: number;
   rssFileMaxMiB: number;
   dataDirMaxMiB: number;
+  /** V8's committed heap at most: how far the young generation had grown. */
+  heapTotalMaxMiB: number;
+  /**
+   * RssAnon less V8's committed heap and external memory at most: malloc'd memory of
+   * lmdb-js, uWebSockets.js, worker threads, Node. A lower bound (RssAnon counts touched
+   * pages only, V8 commits its young generation ahead): negative early in a run.
+   */
+  nativeMaxMiB: number;
+  /** Resident actors at most (mds_actors_alive): what the simulator's market keeps alive, not history. */
+  residentMax: Resident;
 }
 
 /** Least-squares slope of y over x (per unit of x); 0 under two points. */
@@ -114,7 +151,7 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     const configFile = join(dir, 'config.json');
     writeFileSync(configFile, JSON.stringify(LIFTED));
     const probe = join(dir, 'serve.probe');
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', PROBE, ...(opts.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${opts.heapSnapshotDir}`] : []), MDS, 'serve', '--data', data, '--port', '0', '--host', HOST, '--log-level', 'info', '--config', configFile], {
+    const child = spawn(process.execPath, [...(opts.nodeFlags ?? NODE_FLAGS), '--import', PROBE, ...(opts.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${opts.heapSnapshotDir}`] : []), MDS, 'serve', '--data', data, '--port', '0', '--host', HOST, '--log-level', 'info', '--config', configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, MDS_PROBE: probe, MDS_PROBE_MS: String(opts.sampleMs) },
     });
@@ -134,6 +171,15 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     // The data directory's size, sampled by this process (t from the child's spawn).
     const dirSamples: Array<[number, number]> = [];
     const dirTimer = setInterval(() => dirSamples.push([performance.now() - spawnedAt, existsSync(data) ? diskBytes(data) : 0]), opts.sampleMs);
+    // Resident actors per kind, from /metrics at the same pace.
+    const actorSamples: Array<[number, Resident]> = [];
+    const actorTimer = setInterval(() => {
+      const t = performance.now() - spawnedAt;
+      fetch(`${base}/metrics`)
+        .then((res) => res.text())
+        .then((text) => actorSamples.push([t, residentActors(text)]))
+        .catch((err: Error) => !stopping && problem(`GET /metrics: ${err.message}`));
+    }, opts.sampleMs);
 
     const get = async (path: string): Promise<any> => {
       try {
@@ -217,6 +263,7 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     heapSnapshot();
     if (opts.heapSnapshotDir) await new Promise((r) => setTimeout(r, 20_000)); // the snapshot is written synchronously by the child; give it time before the stop
     clearInterval(dirTimer);
+    clearInterval(actorTimer);
     stopping = true;
     for (const ws of sockets) ws.close();
     await stopChild(child, 30_000);
@@ -237,6 +284,9 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
       const inThird = samples.filter((s) => s.t >= bounds[k]! && s.t <= bounds[k + 1]!);
       if (inThird.length === 0) throw new Error(`no sample in third ${k + 1}`);
       const dirs = dirSamples.filter(([t]) => t >= bounds[k]! && t <= bounds[k + 1]!).map(([, b]) => b);
+      const actors = actorSamples.filter(([t]) => t >= bounds[k]! && t <= bounds[k + 1]!).map(([, r]) => r);
+      const residentMax = { pool: 0, token: 0, wallet: 0 };
+      for (const r of actors) for (const kind of KINDS) residentMax[kind] = Math.max(residentMax[kind], r[kind]);
       return {
         fromS: bounds[k]! / 1000,
         toS: bounds[k + 1]! / 1000,
@@ -245,6 +295,9 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
         rssAnonMaxMiB: Math.max(...inThird.map((s) => s.rssAnon)) / 1024,
         rssFileMaxMiB: Math.max(...inThird.map((s) => s.rssFile)) / 1024,
         dataDirMaxMiB: Math.max(0, ...dirs) / MiB,
+        heapTotalMaxMiB: Math.max(...inThird.map((s) => s.heapTotal)) / MiB,
+        nativeMaxMiB: Math.max(...inThird.map((s) => s.rssAnon / 1024 - (s.heapTotal + s.external) / MiB)),
+        residentMax,
       };
     });
     // Slopes over the last two thirds, in MiB per hour.
@@ -264,7 +317,9 @@ export async function measureServeMemory(opts: ServeMemoryOptions, log: (line: s
     for (const [k, t] of thirds.entries()) {
       log(
         `third ${k + 1} (${fmt(t.fromS)}-${fmt(t.toS)} s): heap max ${t.heapMaxMiB.toFixed(1)} MiB, heap floor ${t.heapFloorMiB.toFixed(1)} MiB, ` +
-          `RssAnon max ${t.rssAnonMaxMiB.toFixed(1)} MiB, RssFile max ${t.rssFileMaxMiB.toFixed(1)} MiB, data dir ${t.dataDirMaxMiB.toFixed(1)} MiB`,
+          `RssAnon max ${t.rssAnonMaxMiB.toFixed(1)} MiB, RssFile max ${t.rssFileMaxMiB.toFixed(1)} MiB, data dir ${t.dataDirMaxMiB.toFixed(1)} MiB; ` +
+          `V8 heap committed max ${t.heapTotalMaxMiB.toFixed(1)} MiB, native (RssAnon - committed heap - external) max ${t.nativeMaxMiB.toFixed(1)} MiB; ` +
+          `resident at most: ${fmt(t.residentMax.pool)} pools, ${fmt(t.residentMax.token)} tokens, ${fmt(t.residentMax.wallet)} wallets`,
       );
     }
     log(
@@ -298,6 +353,10 @@ const benchmark: Benchmark = {
       figures[`rss_anon_max_third_${n}`] = { value: Number(t.rssAnonMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower' };
       figures[`rss_file_max_third_${n}`] = { value: Number(t.rssFileMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower' };
       figures[`data_dir_third_${n}`] = { value: Number(t.dataDirMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower' };
+      figures[`heap_total_max_third_${n}`] = { value: Number(t.heapTotalMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower' };
+      figures[`native_max_third_${n}`] = { value: Number(t.nativeMaxMiB.toFixed(1)), unit: 'MiB', better: 'lower', signed: true };
+      figures[`resident_pools_third_${n}`] = { value: t.residentMax.pool, unit: 'actors', better: 'lower' };
+      figures[`resident_wallets_third_${n}`] = { value: t.residentMax.wallet, unit: 'actors', better: 'lower' };
     }
     figures.rss_anon_slope = { value: Number(r.rssAnonSlope.toFixed(1)), unit: 'MiB/h', better: 'lower', signed: true };
     figures.heap_floor_slope = { value: Number(r.heapFloorSlope.toFixed(1)), unit: 'MiB/h', better: 'lower', signed: true };
@@ -319,6 +378,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       clients: { type: 'string', default: '3' },
       'sample-ms': { type: 'string', default: '5000' },
       'heap-snapshots': { type: 'string' },
+      'node-flags': { type: 'string' },
       samples: { type: 'string' },
       smoke: { type: 'boolean', default: false },
     },
@@ -330,7 +390,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const durationMs = parseDuration(values.duration!);
     console.log(`# serve-memory: ${benchmark.question}`);
     await measureServeMemory(
-      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'], samplesFile: values.samples },
+      { durationMs, warmupMs: parseDuration(values.warmup!), clients: Number(values.clients), sampleMs: Number(values['sample-ms']), floorWindowMs: 60_000, heapSnapshotDir: values['heap-snapshots'], samplesFile: values.samples, nodeFlags: values['node-flags']?.split(' ').filter(Boolean) },
       (line) => console.log(`  ${line}`),
     );
   }

@@ -129,6 +129,15 @@ export const POOLS_PER_TURN = 200;
  */
 export const COMPRESSION_THRESHOLD_BYTES = 512;
 /**
+ * The LMDB map reserved at open (storage/lmdb.ts): address space only, the data file
+ * grows as pages are written (no MDB_WRITEMAP, so nothing is preallocated). lmdb-js
+ * otherwise starts at 128 KiB and doubles the map as the file grows, keeping every
+ * earlier map until the environment closes, and each page read through one of them
+ * stays counted in RssFile: a growing data directory counted about twice. Past this
+ * size lmdb-js still grows the map.
+ */
+export const LMDB_MAP_BYTES = 2 ** 40;
+/**
  * Trades indexed per transaction, about (whole journal entries are taken). The size
  * barely moves the cost per trade (20,000, 50,000 or 200,000: 3.9, 4.0, 4.1 µs with
  * five-minute buckets); a smaller step holds LMDB's write lock, which the engine's own

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
-import { COMPRESSION_THRESHOLD_BYTES } from '../engine/bounds.ts';
+import { COMPRESSION_THRESHOLD_BYTES, LMDB_MAP_BYTES } from '../engine/bounds.ts';
 
 /**
  * One LMDB environment with the databases of ARCHITECTURE.md. Values are msgpack
@@ -144,6 +144,8 @@ export function openStorage(path: string): Storage {
     // (`./mds.data`, mktemp's `/tmp/tmp.XXXX`) for the database file itself, and an
     // existing directory there fails with "Is a directory".
     noSubdir: false,
+    // One map for the life of the environment, not one more per doubling (LMDB_MAP_BYTES).
+    mapSize: LMDB_MAP_BYTES,
   });
   const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
