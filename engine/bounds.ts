@@ -134,7 +134,8 @@ export const COMPRESSION_THRESHOLD_BYTES = 512;
  * otherwise starts at 128 KiB and doubles the map as the file grows, keeping every
  * earlier map until the environment closes, and each page read through one of them
  * stays counted in RssFile: a growing data directory counted about twice. Past this
- * size lmdb-js still grows the map.
+ * size lmdb-js still grows the map. Linux only: on Windows and macOS LMDB may extend the
+ * file itself to the map's size (no sparse files there), so lmdb-js's growth is kept.
  */
 export const LMDB_MAP_BYTES = 2 ** 40;
 /**

@@ -144,8 +144,8 @@ export function openStorage(path: string): Storage {
     // (`./mds.data`, mktemp's `/tmp/tmp.XXXX`) for the database file itself, and an
     // existing directory there fails with "Is a directory".
     noSubdir: false,
-    // One map for the life of the environment, not one more per doubling (LMDB_MAP_BYTES).
-    mapSize: LMDB_MAP_BYTES,
+    // One map for the life of the environment, not one more per doubling (LMDB_MAP_BYTES; Linux only).
+    ...(process.platform === 'linux' ? { mapSize: LMDB_MAP_BYTES } : {}),
   });
   const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
