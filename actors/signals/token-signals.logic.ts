@@ -72,6 +72,8 @@ export class TokenSignals {
   /** Rolling USD volume: a ring of buckets of `bucketMs`, `newest` the absolute number of the newest bucket. */
   private readonly volume: Float64Array;
   private newest = -Infinity;
+  /** The ring slot of `newest` (ringSlot(newest)), kept as bucket numbers move on: the hot path does integer steps, not a floating-point modulo per bucket. */
+  private newestSlot = 0;
   /** Running sums of the ring (totalUsd) and of its last windowBuckets buckets up to `newest` (recentUsd): no pass over the ring per trade. */
   private recentUsd = 0;
   private totalUsd = 0;
@@ -118,6 +120,7 @@ export class TokenSignals {
     else if (same) new Uint8Array(s.volume.buffer).set(data.volume!);
     s.newest = same && data.newest !== null ? data.newest : -Infinity;
     if (Number.isFinite(s.newest)) {
+      s.newestSlot = ringSlot(s.newest, s.volume.length);
       let recent = 0;
       let total = 0;
       for (let i = 0; i < s.volume.length; i++) {
@@ -194,24 +197,36 @@ export class TokenSignals {
     const n = this.volume.length;
     const windowBuckets = this.windowBuckets;
     const b = Math.floor(trade.at / v.bucketMs);
+    const volume = this.volume;
+    let slot: number;
     if (b > this.newest) {
       const k = b - this.newest;
       if (!Number.isFinite(this.newest) || k >= n) {
-        this.volume.fill(0);
+        volume.fill(0);
         this.recentUsd = 0;
         this.totalUsd = 0;
+        slot = ringSlot(b, n);
       } else {
-        // Buckets leaving the recent window join the baseline; those leaving the ring are cleared.
-        for (let i = 1; i <= Math.min(k, windowBuckets); i++) this.recentUsd -= this.volume[ringSlot(this.newest - windowBuckets + i, n)]!;
-        for (let i = 1; i <= k; i++) {
-          const at = ringSlot(b - k + i, n);
-          this.totalUsd -= this.volume[at]!;
-          this.volume[at] = 0;
+        // Buckets leaving the recent window join the baseline; those leaving the ring are
+        // cleared. Slots step from newest's (bucket newest − windowBuckets + i, newest + i).
+        const head = this.newestSlot;
+        const leaving = k < windowBuckets ? k : windowBuckets;
+        for (let i = 1, x = head - windowBuckets + 1; i <= leaving; i++, x++) this.recentUsd -= volume[x < 0 ? x + n : x >= n ? x - n : x]!;
+        for (let i = 1, x = head + 1; i <= k; i++, x++) {
+          const at = x >= n ? x - n : x;
+          this.totalUsd -= volume[at]!;
+          volume[at] = 0;
         }
+        slot = head + k >= n ? head + k - n : head + k;
       }
       this.newest = b;
+      this.newestSlot = slot;
     } else if (b <= this.newest - n) return; // older than the ring
-    this.volume[ringSlot(b, n)]! += trade.amount_usd;
+    else {
+      const x = this.newestSlot - (this.newest - b);
+      slot = x < 0 ? x + n : x;
+    }
+    volume[slot]! += trade.amount_usd;
     this.totalUsd += trade.amount_usd;
     if (b > this.newest - windowBuckets) this.recentUsd += trade.amount_usd;
     const recent = this.recentUsd;

@@ -85,3 +85,53 @@ describe('signals over seeded random tapes', () => {
     for (const kind of ['smart_money_buy', 'kol_buy', 'dev_sell', 'whale_buy', 'almost_bonded', 'migration', 'cluster_buy', 'big_win', 'first_buy'] as const) expect(kinds).toContain(kind);
   });
 });
+
+describe('volume_spike ring over seeded random tapes', () => {
+  // Times jump forward by up to a ring and more, or step back inside it (trades of a
+  // slot arrive out of order), and the state is written and read back now and then.
+  const steps = fc.array(
+    fc.record({ dt: fc.integer({ min: -2_400_000, max: 5_000_000 }), usd: fc.constantFrom(1, 25, 300, 7_000), snapshot: fc.boolean() }),
+    { minLength: 20, maxLength: 300 },
+  );
+
+  it('keeps per bucket and in both running sums what a sum over the trades it took gives', () => {
+    const v = SIGNAL_DEFAULTS.volume_spike;
+    const n = Math.ceil((v.windowMs + v.baselineMs) / v.bucketMs);
+    const windowBuckets = Math.round(v.windowMs / v.bucketMs);
+    fc.assert(
+      fc.property(steps, (tape) => {
+        let signals = new TokenSignals('Tok');
+        const taken: Array<{ b: number; usd: number }> = [];
+        let newest = -Infinity;
+        let at = T0;
+        tape.forEach((s, i) => {
+          at += s.dt;
+          const b = Math.floor(at / v.bucketMs);
+          // Older than the ring: not taken.
+          if (b > newest - n) taken.push({ b, usd: s.usd });
+          if (b > newest) newest = b;
+          signals.onTrade(tradeAt(i, at, s.usd), NO_CONTEXT);
+          if (s.snapshot) signals = TokenSignals.fromData('Tok', JSON.parse(JSON.stringify(signals.toData())));
+        });
+        const data = signals.toData();
+        const inRing = taken.filter((t) => t.b > newest - n);
+        const sum = (ts: typeof taken) => ts.reduce((a, t) => a + t.usd, 0);
+        expect(data.newest).toBe(newest);
+        expect(data.totalUsd).toBeCloseTo(sum(inRing), 6);
+        expect(data.recentUsd).toBeCloseTo(sum(inRing.filter((t) => t.b > newest - windowBuckets)), 6);
+        const bySlot = new Map<number, number>();
+        for (const t of inRing) bySlot.set(((t.b % n) + n) % n, (bySlot.get(((t.b % n) + n) % n) ?? 0) + t.usd);
+        const stored = new Map<number, number>();
+        for (let i = 0; i < data.volumeSparse!.length; i += 2) stored.set(data.volumeSparse![i]!, data.volumeSparse![i + 1]!);
+        expect(stored).toEqual(bySlot);
+      }),
+      { seed: 1128, numRuns: 200 },
+    );
+  });
+});
+
+const NO_CONTEXT = { labels: [], creator_address: null, total_supply: null, curve: null };
+
+function tradeAt(i: number, at: number, usd: number): SignalTrade {
+  return { trade_id: `tx${i}:0`, token_address: 'Tok', pool_address: 'pool_Tok', wallet_address: 'W5', side: 'buy', at, token_amount: 1, amount_usd: usd, price_usd: 1, market_cap_usd: 1e5 };
+}
