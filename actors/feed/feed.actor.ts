@@ -517,7 +517,6 @@ function* readInputs(
   for (const [pool, entry] of traded) {
     const at = entry.at;
     const m = memo?.get(pool);
-    let reading: readonly RankingWindow[] | null = null;
     let needs = 0;
     if (plan.length < windows.length) plan = new Uint8Array(windows.length);
     for (let i = 0; i < windows.length; i++) {
@@ -540,16 +539,12 @@ function* readInputs(
       if (memo) memo.reads++;
     }
     let q: number | null | undefined;
-    let read: Windowed | undefined;
     let rec: Memo | undefined;
     let stock = false;
     if (s !== undefined) {
       const info = s.info!;
       q = market.quoteUsd(info.quote_address);
       stock = isStock(info.base_address);
-      reading = windows.filter((_, i) => plan[i] === READ);
-      // Only the windows due: each is a scan of the pool's trade log or a ring.
-      read = s.windows.read(now, reading);
       if (memo) rec = memo.record(pool, s, stock);
     }
     for (let i = 0; i < windows.length; i++) {
@@ -572,7 +567,8 @@ function* readInputs(
         memo!.reused++;
         continue;
       }
-      const input = rankInput(s!, windows[i]!, now, stock, emptyInput(), read);
+      // Only the windows due: each is a scan of the pool's trade log or a ring, into the input itself.
+      const input = s!.windows.figures(now, windows[i]!, rankInput(s!, null, now, stock));
       // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
       input.liquidity_usd = q === null || q === undefined ? null : liquidityQuote(s!) * q;
       outs[i]!.set(pool, input);

@@ -77,6 +77,14 @@ export interface Windowed {
   sm: number[];
 }
 
+/** One window's figures as PoolWindows.figures writes them (the ranking input's fields of the same names). */
+export interface WindowFigures {
+  volume_usd: number | null;
+  trader_count: number;
+  trade_count: number;
+  price_change_pct: number | null;
+}
+
 export interface PoolWindowsOptions {
   /** Trades of the last 24h kept raw before moving to rings (tests set 0 or Infinity). */
   logTradesMax?: number;
@@ -328,10 +336,31 @@ export class PoolWindows {
     const out: Windowed = { t, pp: [], v: [], vb: [], vs: [], tc: [], bc: [], sc: [], m: [], bm: [], sm: [] };
     for (let r = 0; r < RINGS; r++) {
       if (only !== undefined && !only.includes(NAMES[r]!)) continue;
-      if (this.log) this.readLog(r, at, this.log, this.logLength, out);
-      else this.readRing(r, Math.floor(at / RES[r]!) - N, out);
+      this.scan(r, at);
+      this.emit(out);
     }
     return out;
+  }
+
+  /**
+   * What `read` gives of one window, written into `out` (its volume in USD, traders,
+   * trades and price change, the USD one when known), allocating nothing: the ranking
+   * recompute's read of every pool traded (actors/feed/feed.actor.ts readInputs).
+   */
+  figures<T extends WindowFigures>(now: number, window: WindowName, out: T): T {
+    this.scan(NAMES.indexOf(window), now > this.maxAt ? now : this.maxAt);
+    const trades = this.scanned();
+    out.volume_usd = trades > 0 && tally[C_USD] === 0 ? null : accTotal(F_BUY_QUOTE + USD);
+    out.trader_count = tally[C_TRADERS]!;
+    out.trade_count = trades;
+    out.price_change_pct = this.change(true) ?? this.change(false);
+    return out;
+  }
+
+  /** Window r at `at` (not before the newest trade) into the scratch sums, counts and start price. */
+  private scan(r: number, at: number): void {
+    if (this.log) this.readLog(r, at, this.log, this.logLength);
+    else this.readRing(r, Math.floor(at / RES[r]!) - N);
   }
 
   /**
@@ -459,7 +488,7 @@ export class PoolWindows {
   }
 
   /** Log mode: window r by one scan of the trades and one of the wallets' last times. */
-  private readLog(r: number, at: number, log: Float64Array, length: number, out: Windowed): void {
+  private readLog(r: number, at: number, log: Float64Array, length: number): void {
     const { lastBuy, lastSell } = this;
     {
       const res = RES[r]!;
@@ -485,12 +514,11 @@ export class PoolWindows {
         if (buyer) tally[C_BUYERS]++;
         if (seller) tally[C_SELLERS]++;
       }
-      this.emit(out);
     }
   }
 
   /** Ring mode: the ring's totals less its buckets (head − 60, start] that `now` has left. */
-  private readRing(r: number, start: number, out: Windowed): void {
+  private readRing(r: number, start: number): void {
     const { f, c, rings } = this;
     const h = r * H;
     const head = rings[h + H_HEAD]!;
@@ -507,19 +535,29 @@ export class PoolWindows {
         if (later(f[row + F_SLOT]!, f[row + F_SLOT + 1]!, ref[0]!, ref[1]!)) setTrade(ref, 0, f[row + F_SLOT]!, f[row + F_SLOT + 1]!, f[row + F_SLOT + 2]!, f[row + F_SLOT + 3]!);
       }
     }
-    this.emit(out);
   }
 
-  /** Appends one window from the scratch sums, counts and start price. */
-  private emit(out: Windowed): void {
+  /** The scanned window's price change in percent, in USD or in the quote (null: no price to start from). */
+  private change(usd: boolean): number | null {
     const e = this.ends;
+    if (e[4] === -Infinity) return null;
     // With nothing before the window, the pool is younger than it: its first trade opens it.
-    const refQuote = ref[0] === -Infinity ? e[2]! : ref[2]!;
-    const refUsd = ref[0] === -Infinity ? e[3]! : ref[3]!;
-    const hasTrade = e[4] !== -Infinity;
-    out.pp.push([hasTrade && refQuote > 0 ? (e[6]! / refQuote - 1) * 100 : null, hasTrade && refUsd > 0 && e[7] === e[7] ? (e[7]! / refUsd - 1) * 100 : null]);
+    const start = ref[0] === -Infinity ? e[usd ? 3 : 2]! : ref[usd ? 3 : 2]!;
+    const last = e[usd ? 7 : 6]!;
+    return start > 0 && (!usd || last === last) ? (last / start - 1) * 100 : null;
+  }
+
+  /** The scanned window's trade count; an empty window's sums are set to exactly 0, whatever rounding subtractions left. */
+  private scanned(): number {
     const trades = tally[C_BUYS]! + tally[C_SELLS]!;
-    if (trades === 0) acc.fill(0); // an empty window is exactly 0, whatever rounding subtractions left
+    if (trades === 0) acc.fill(0);
+    return trades;
+  }
+
+  /** Appends the scanned window (scratch sums, counts and start price). */
+  private emit(out: Windowed): void {
+    out.pp.push([this.change(false), this.change(true)]);
+    const trades = this.scanned();
     const noUsd = trades > 0 && tally[C_USD] === 0;
     out.v.push([accTotal(F_BUY_QUOTE), noUsd ? null : accTotal(F_BUY_QUOTE + USD)]);
     out.vb.push([accValue(F_BUY_QUOTE), noUsd ? null : accValue(F_BUY_QUOTE + USD)]);

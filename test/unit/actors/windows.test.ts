@@ -314,6 +314,22 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     }
   });
 
+  it('figures: one window into an object, what the full read gives of it', () => {
+    for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }, { logTradesMax: LOG_TRADES_MAX }]) {
+      const w = new PoolWindows(options);
+      let i = 0;
+      for (const now of nows) {
+        for (; i < tape.length && tape[i]!.at <= now; i++) w.add(tape[i]!);
+        const full = w.read(now);
+        const out = { volume_usd: -1 as number | null, trader_count: -1, trade_count: -1, price_change_pct: -1 as number | null };
+        full.t.forEach((name, k) => {
+          const [quotePct, usdPct] = full.pp[k]!;
+          expect(w.figures(now, name, out)).toEqual({ volume_usd: full.v[k]![1], trader_count: full.m[k], trade_count: full.tc[k], price_change_pct: usdPct ?? quotePct });
+        });
+      }
+    }
+  });
+
   it('stableUntil: the window reads the same up to it, and not at it (a trade has left)', () => {
     const names = ['1m', '5m', '1h', '6h', '24h'] as const;
     for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
