@@ -33,6 +33,8 @@ interface Envelope {
  * feed actor is read. Returns how many old snapshots it split.
  */
 export function splitFeedSnapshots(snapshots: SnapshotStore): number {
+  // The common start (nothing to split, or split already): reads only, no write transaction.
+  if (FEED_NAMES.every((feed) => snapshots.get(`feed:${feed}`) === undefined)) return 0;
   return snapshots.transactionSync(() => {
     let split = 0;
     for (const feed of FEED_NAMES) {
