@@ -346,6 +346,8 @@ export class Engine {
     this.state = 'ready';
     this.ticker.start();
     this.longTasks.start();
+    // What the replay wrote (signals, trades) readable once the engine has started: LMDB shows a write once its transaction commits.
+    await this.storage.ingestLog.committed;
   }
 
   private pruning: Promise<RetentionResult> | null = null;

@@ -1,9 +1,9 @@
-import { compareKey, type StoredTrade, type TradeSpan } from '../engine/model/index.ts';
+import { TRADE_FIELDS, TRADE_FIELDS_MAX, compareKey, type StoredTrade, type TradeSpan } from '../engine/model/index.ts';
 
 /**
  * Reading the msgpack forms a stored trade takes (the StoredTrade tuple as a fixarray
- * of 12): what actors/pool/trade-log.ts encodes and msgpackr writes for the same
- * tuple. Used on a pool's unsaved trades and on stored blocks (trades.repo.ts), so
+ * of 12, or of 13 with a curve's progress): what actors/pool/trade-log.ts encodes and
+ * msgpackr writes for the same tuple. Used on a pool's unsaved trades and on stored blocks (trades.repo.ts), so
  * that a read decodes only the trades it returns.
  */
 
@@ -128,12 +128,20 @@ function* mergeOpen<T>(streams: Array<Iterator<T>>, asc: boolean, keyOf: (item: 
   }
 }
 
+/** How many values the trade at `pos` holds (its fixarray header: 12, or 13 with `curvePct`); throws for any other byte. */
+export function tradeFields(b: Buffer, pos: number): number {
+  const h = b[pos] ?? 0;
+  const n = h ^ 0x90;
+  if (n !== TRADE_FIELDS && n !== TRADE_FIELDS_MAX) throw new Error(`trade log: byte 0x${h.toString(16)} at ${pos} is not a trade`);
+  return n;
+}
+
 /** `numbersOnly`: strings (the wallet, the tx hash) are left undecoded, as null. */
 export function decodeTrade(b: Buffer, pos: number, end: number, numbersOnly = false): StoredTrade {
-  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  const n = tradeFields(b, pos);
   pos++;
-  const t = new Array(12) as unknown[];
-  for (let k = 0; k < 12; k++) {
+  const t = new Array(n) as unknown[];
+  for (let k = 0; k < n; k++) {
     const next = skipValue(b, pos);
     const h = b[pos]!;
     t[k] = numbersOnly && ((h >= 0xa0 && h < 0xc0) || (h >= 0xd9 && h <= 0xdb)) ? null : readValueAt(b, pos, next);
@@ -145,9 +153,9 @@ export function decodeTrade(b: Buffer, pos: number, end: number, numbersOnly = f
 
 /** Where the trade starting at `pos` ends. */
 export function skipTrade(b: Buffer, pos: number): number {
-  if (b[pos] !== 0x9c) throw new Error(`trade log: byte 0x${(b[pos] ?? 0).toString(16)} at ${pos} is not a trade`);
+  const n = tradeFields(b, pos);
   pos++;
-  for (let k = 0; k < 12; k++) pos = skipValue(b, pos);
+  for (let k = 0; k < n; k++) pos = skipValue(b, pos);
   return pos;
 }
 

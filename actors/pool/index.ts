@@ -4,5 +4,5 @@ export { DistinctCounter } from './distinct.ts';
 export { computeHeat } from './heat.ts';
 export { AtTrade, countCandleChanges, createPoolBehavior, takeCandleChanges, type CandleTaking } from './pool.actor.ts';
 export { memoryTrades, poolTrades } from './pool-trades.ts';
-export { curveGain5m, curveProgress, liquidityQuote, spotPrice, type PoolInfo, type PoolState, type PoolTotals } from './pool.logic.ts';
+export { curveGain5m, curveGainTo, curveProgress, liquidityQuote, spotPrice, type PoolInfo, type PoolState, type PoolTotals } from './pool.logic.ts';
 export { knownMintUsd, poolValue, quoteUsdOf, quoteUsdVia, tokenUsdOf, type UsdReader } from './usd-price.ts';

@@ -272,7 +272,11 @@ export function applySwap(state: PoolState, e: SwapEvent, p: PricingInputs): Sto
     t.launch_price_quote = priceQuote;
     t.launch_price_usd = trade.priceUsd;
   }
-  const stored: StoredTrade = [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash];
+  // A curve's trade carries its progress (StoredTrade.curvePct): one literal or the other, no array grown.
+  const stored: StoredTrade =
+    state.info?.pool_type === 'bonding_curve'
+      ? [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash, curveAfterTrade(state)]
+      : [e.at, e.slot, e.tx_index, e.event_index, buy ? 1 : 0, e.wallet_address, baseAmount, quoteAmount, priceQuote, usd, marketCapQuote, e.tx_hash];
   state.unsaved.insert(stored);
   state.candles.add(trade);
   state.windows.add(trade);
@@ -303,6 +307,16 @@ export function curveProgress(s: PoolState): number | null {
   return progressOf(initial, s.real_base_reserve);
 }
 
+/**
+ * StoredTrade.curvePct of a curve's trade, once it is applied: its progress as the
+ * pool stands (reserves of the latest trade by chain position), 100 once complete (the
+ * real base reserve at 0, or a completion recorded), null once migrated.
+ */
+function curveAfterTrade(s: PoolState): number | null {
+  if (s.info!.replaced_by_pool_address) return null;
+  return s.completed_key !== null || s.real_base_reserve === 0 ? 100 : curveProgress(s);
+}
+
 /** Curve progress 0..100 at a real base reserve, from the reserve at launch (> 0). */
 function progressOf(initial: number, reserve: number): number {
   return Math.min(100, Math.max(0, (100 * (initial - reserve)) / initial));
@@ -317,10 +331,18 @@ function progressOf(initial: number, reserve: number): number {
  * 0 from then on, which is no loss of progress).
  */
 export function curveGain5m(s: PoolState, now: number): number | null {
-  const info = s.info;
   const progress = curveProgress(s);
-  if (progress === null || !info || info.replaced_by_pool_address || !info.curve_initial_real_base) return null;
-  const initial = info.curve_initial_real_base;
+  if (progress === null || s.info!.replaced_by_pool_address) return null;
+  return curveGainTo(s, progress, now);
+}
+
+/**
+ * curveGain5m from a progress given (a trade's StoredTrade.curvePct, read by the
+ * token's signals) rather than the pool's now; null without a curve's launch reserve.
+ */
+export function curveGainTo(s: PoolState, progress: number, now: number): number | null {
+  const initial = s.info?.curve_initial_real_base;
+  if (!initial) return null;
   const reserve = s.curveGain.reserveAtWindowStart(now);
   const before = reserve === null ? 0 : progressOf(initial, reserve);
   return Math.max(0, progress - before);

@@ -1,8 +1,8 @@
 import { CHUNK_MAX, CHUNK_MIN } from '../../engine/bounds.ts';
 import { writeNumber } from '../../storage/index.ts';
 import { Slabs } from './slabs.ts';
-import { decodeTrade, readNumberAt, skipValue } from '../../storage/index.ts';
-import { TRADE, TRADE_FIELDS, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
+import { decodeTrade, readNumberAt, skipValue, tradeFields } from '../../storage/index.ts';
+import { TRADE, TRADE_FIELDS, TRADE_FIELDS_MAX, type StoredTrade, type TradeKey } from '../../engine/model/index.ts';
 import type { EncodedTrades } from '../../storage/index.ts';
 
 /**
@@ -23,7 +23,7 @@ import type { EncodedTrades } from '../../storage/index.ts';
  * few hundred thousand trades 44 ms at 262,144 and 91 ms at 524,288 (first-touch
  * faults on the new array, and the GC its external memory woke).
  *
- * Encoding: each trade is a fixarray of 12, decoding through the trades database's
+ * Encoding: each trade is a fixarray of 12 (13 with a curve's progress), decoding through the trades database's
  * msgpackr to the StoredTrade it came from (test/unit/trade-log.test.ts checks it
  * through LMDB, and that the bytes are msgpackr's own). Numbers are written as msgpackr
  * writes them: integers in [-2^31, 2^32) as msgpack ints, positive ones from 0x40 up as
@@ -53,7 +53,7 @@ export class TradeLog implements EncodedTrades {
 
   /** Encodes a trade and puts it in order (after trades at the same position). */
   insert(t: StoredTrade): void {
-    if (t.length !== 12) throw new TypeError(`a stored trade has 12 values, not ${t.length}`);
+    if (t.length !== TRADE_FIELDS && t.length !== TRADE_FIELDS_MAX) throw new TypeError(`a stored trade has ${TRADE_FIELDS} values (${TRADE_FIELDS_MAX} with curvePct), not ${t.length}`);
     const at = t[TRADE.at];
     const slot = t[TRADE.slot];
     const txIndex = t[TRADE.txIndex];
@@ -64,7 +64,7 @@ export class TradeLog implements EncodedTrades {
     const n = this.length;
     if (n + 1 > this.capacity) this.reserve(n + 1);
     let need = 1;
-    for (let k = 0; k < TRADE_FIELDS; k++) {
+    for (let k = 0; k < t.length; k++) {
       const v = t[k];
       need += typeof v === 'string' ? 5 + 3 * v.length : 9;
     }
@@ -194,7 +194,7 @@ export class TradeLog implements EncodedTrades {
     const bytes = log.addChunk(data.length).subarray(0, data.length);
     bytes.set(data, 0);
     // One walk: each trade's key into the index, checked against the one before, the
-    // other 8 values skipped (bounds checked). The index is sized for trades of ~128
+    // other 8 (or 9) values skipped (bounds checked). The index is sized for trades of ~128
     // bytes (base58 wallet and signature, 9 numbers) and grows if they are smaller.
     log.reserve(Math.ceil(bytes.length / 128));
     let pos = 0;
@@ -204,7 +204,7 @@ export class TradeLog implements EncodedTrades {
     let txIndex = 0;
     let eventIndex = 0;
     for (let i = 0; pos < bytes.length; i++) {
-      if (bytes[pos] !== 0x9c) throw new Error(`trade log: byte 0x${bytes[pos]!.toString(16)} at ${pos} is not a trade`);
+      const fields = tradeFields(bytes, pos);
       if (i + 1 > log.capacity) log.reserve(i + 1);
       const index = log.pages[i >> PAGE_BITS]!;
       const j = STRIDE * (i & PAGE_MASK);
@@ -214,7 +214,7 @@ export class TradeLog implements EncodedTrades {
         index[j + k] = readNumberAt(bytes, p, next);
         p = next;
       }
-      for (let k = TRADE.side; k < TRADE_FIELDS; k++) p = skipValue(bytes, p);
+      for (let k = TRADE.side; k < fields; k++) p = skipValue(bytes, p);
       if (i > 0) {
         const c = at - index[j]! || slot - index[j + 1]! || txIndex - index[j + 2]! || eventIndex - index[j + 3]!;
         if (c > 0) throw new Error(`pool snapshot: unsaved trade ${i} is out of order`);
@@ -304,8 +304,9 @@ const slabs = new Slabs();
 
 /** Writes `t` as a fixarray at `pos` (room checked by the caller); returns the end. */
 function encodeTrade(b: Buffer, pos: number, t: StoredTrade): number {
-  b[pos++] = 0x9c;
-  for (let k = 0; k < TRADE_FIELDS; k++) {
+  const n = t.length;
+  b[pos++] = 0x90 | n;
+  for (let k = 0; k < n; k++) {
     const v: unknown = t[k];
     if (typeof v === 'number') pos = writeNumber(b, pos, v);
     else if (typeof v === 'string') pos = writeString(b, pos, v);

@@ -2,7 +2,7 @@ import { KNOWN_MINTS, TRADE, tradeFromTokenSide, type PoolGraduatedEvent, type P
 import type { ActorBehavior, ActorContext, ActorEvent, CombinedPart } from '../../engine/supervisor/index.ts';
 import type { TokenTradersState } from '../wallet/index.ts';
 import { activeLabels, type WalletLabelsState } from '../labels/index.ts';
-import { curveGain5m, curveProgress, type PoolState } from '../pool/index.ts';
+import { curveGain5m, curveGainTo, curveProgress, type PoolState } from '../pool/index.ts';
 import { supplyOf, type TokenState } from '../token/index.ts';
 import { SignalTradeView, labeledBuyMinUsd, longestCooldownMs, type SignalThresholds } from './signals.rules.ts';
 import { TokenSignals, type TokenSignalsData, type TradeContext } from './token-signals.logic.ts';
@@ -17,11 +17,13 @@ import { TokenSignals, type TokenSignalsData, type TradeContext } from './token-
  * Inputs of other actors are read through the read-only port (ActorContext.read) when
  * the trade is delivered, as the pool actor reads the token and quote-price actors to
  * price a swap: the hosts run after the pools and wallet accounting within each event
- * (engine/system.ts), so a read sees the traded pool after the trade (curve progress,
- * its 5-minute gain), the labels in force and the token's creator and supply, and
- * nothing after the event. Carrying them on `pool.trade` instead would put three more
- * fields on every trade's derived event for every other consumer, and the pool's
- * rederive could not give them again (its stored trades keep no reserve).
+ * (engine/system.ts), so a read sees the traded pool after the trade (its 5-minute
+ * gain), the labels in force and the token's creator and supply, and nothing after the
+ * event. The curve's progress after the trade is not read: the pool stores it with the
+ * trade (StoredTrade.curvePct), so that a trade the pool derives again on start-up
+ * replay, its snapshot past this actor's, gives the progress of its time and not the
+ * pool's now (which saw a 70 % crossing at another trade, or missed it and its
+ * cooldown: almost_bonded fired twice across a crash). SIGNALS.md, "Wiring".
  */
 
 const VIEW = new SignalTradeView();
@@ -87,19 +89,31 @@ function context(state: TokenSignalsState, e: PoolTradeEvent, ctx: ActorContext,
     CONTEXT.total_supply = null;
   }
   CONTEXT.curve = null;
-  if (state.token === e.base_address && typeof e.curve_pct === 'number' && e.curve_pct < t.almost_bonded.minProgressPct) {
-    // Under the threshold before and after the trade (the pool's PoolTradeEvent.curve_pct): no read of the pool.
-    CURVE.progress_pct = e.curve_pct;
-    CURVE.complete = false;
+  if (state.token !== e.base_address) return CONTEXT;
+  const stored = e.trade[TRADE.curvePct];
+  if (stored !== undefined) {
+    // The curve after the trade as its pool stored it (StoredTrade.curvePct: null once
+    // migrated, 100 once complete), the same live and on a trade derived again.
+    if (stored === null) return CONTEXT;
+    CURVE.progress_pct = stored;
+    CURVE.complete = stored >= 100;
+    // The gain only scores a crossing: read when the curve is past the threshold.
     CURVE.gain_5m_pct = null;
+    if (stored >= t.almost_bonded.minProgressPct && stored < 100) {
+      const pool = ctx.read<PoolState>('pool', e.pool_address) as PoolState | undefined;
+      if (pool !== undefined) CURVE.gain_5m_pct = curveGainTo(pool, stored, VIEW.at);
+    }
     CONTEXT.curve = CURVE;
-  } else if (state.token === e.base_address) {
+  } else if (e.curve_pct !== null) {
+    // No curvePct and a curve_pct not null (which says "not a curve's trade"): a trade
+    // derived again from the trades store, of an AMM pool or of a curve's trade stored
+    // before StoredTrade.curvePct existed. The latter read the pool as it stands now,
+    // which on start-up replay may be past the trade (as before curvePct).
     const pool = ctx.read<PoolState>('pool', e.pool_address) as PoolState | undefined;
     const progress = pool === undefined ? null : curveProgress(pool);
     if (pool !== undefined && progress !== null && !pool.info!.replaced_by_pool_address) {
       CURVE.progress_pct = progress;
       CURVE.complete = pool.completed_key !== null || pool.real_base_reserve === 0;
-      // The gain only scores a crossing: read when the curve is past the threshold.
       CURVE.gain_5m_pct = progress >= t.almost_bonded.minProgressPct ? curveGain5m(pool, VIEW.at) : null;
       CONTEXT.curve = CURVE;
     }

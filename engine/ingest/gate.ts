@@ -233,12 +233,19 @@ export class IngestGate implements IngestSink {
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
 
+  /**
+   * Resolves once every event submitted is durable and applied, and what the actors
+   * wrote applying them is committed: a backlog's slices after the first write in later
+   * transactions than their batch's log, which LMDB shows only once they commit (a
+   * signal of the last slice was missing from a read right after `runSource`).
+   */
   flush(): Promise<void> {
     if (this.open) this.writeOpenBatch();
-    return this.lastDurable.then(() => {
+    return this.lastDurable.then(async () => {
       this.throwIfFailed();
       const applied = this.applied;
-      return applied && applied.backlog > 0 ? applied.settled() : undefined;
+      if (applied && applied.backlog > 0) await applied.settled();
+      await this.storage.ingestLog.committed;
     });
   }
 

@@ -23,7 +23,11 @@ export interface PoolTradeEvent {
   pool_address: string;
   base_address: string;
   quote_address: string;
-  /** The trade as stored (read with TRADE.*): priceQuote, quoteUsd (null: USD unknown). Shared, never to be changed. */
+  /**
+   * The trade as stored (read with TRADE.*): priceQuote, quoteUsd (null: USD unknown), a
+   * curve's progress after it (curvePct), the same when derived again. Shared, never to
+   * be changed.
+   */
   trade: StoredTrade;
   /**
    * A bonding curve's progress (0..100), the larger of before and after the trade, so

@@ -3,7 +3,7 @@
  * tables, importing nothing internal, so storage, actors, the engine and transport
  * can all depend on them without depending on each other.
  */
-export { TRADE, TRADE_FIELDS, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
+export { TRADE, TRADE_FIELDS, TRADE_FIELDS_MAX, compareKey, compareStored, type StoredTrade, type TradeKey, type TradeSpan } from './trade.ts';
 export { tradeJson, tradeRecord, type TradePool, type TradeRecord } from './trade-record.ts';
 export {
   CANDLE_CURRENCIES,

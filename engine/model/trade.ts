@@ -1,7 +1,9 @@
 /**
  * A trade as stored: a tuple, so that msgpack writes no field names (millions of them).
  * Fields are read by the indices of TRADE (`t[TRADE.wallet]`) or by destructuring in
- * this order; nothing else spells a position.
+ * this order; nothing else spells a position. Twelve values, and a thirteenth,
+ * `curvePct`, on the trades of a bonding-curve pool (none on other pools' trades and on
+ * curve trades stored before it existed).
  */
 export type StoredTrade = [
   at: number,
@@ -17,6 +19,14 @@ export type StoredTrade = [
   quoteUsd: number | null,
   marketCapQuote: number,
   txHash: string,
+  /**
+   * A bonding curve's progress (0..100) after the trade, as the pool stood once it was
+   * applied (its reserves follow the latest trade by chain position): 100 once the
+   * curve completed, null once it migrated. What the token's signals read of the curve
+   * (almost_bonded), so that a trade derived again on start-up replay
+   * (ActorBehavior.rederive) gives them the progress of its time, not the pool's now.
+   */
+  curvePct?: number | null,
 ];
 
 /** The index of each field of a StoredTrade: the one accessor set. */
@@ -33,10 +43,14 @@ export const TRADE = {
   quoteUsd: 9,
   marketCapQuote: 10,
   txHash: 11,
+  curvePct: 12,
 } as const;
 
-/** The number of fields of a StoredTrade (its msgpack fixarray length). */
+/** The number of fields every StoredTrade has (its msgpack fixarray length without `curvePct`). */
 export const TRADE_FIELDS = 12;
+
+/** The most fields a StoredTrade has (with `curvePct`). */
+export const TRADE_FIELDS_MAX = 13;
 
 /** A position in a pool's trade order: a stored trade's first four fields. */
 export type TradeKey = [at: number, slot: number, txIndex: number, eventIndex: number];

@@ -37,6 +37,8 @@ function edgeTrades(): StoredTrade[] {
     out.push(trade(at++, 1, 0, 0, { 11: s }));
   }
   out.push(trade(at++, 1, 0, 0, { 4: 0, 9: null }));
+  // A curve's trades: a thirteenth value, its progress (StoredTrade.curvePct).
+  for (const x of [0, 1, 64, 70, 1 / 3, 99.99999999999987, 100, null]) out.push(trade(at++, 1, 0, 0, { 12: x }));
   // Edge values in the key itself (ascending by at).
   for (const x of [-(2 ** 40), -5, -0, 0, 64, 2 ** 32, 2 ** 53 + 2]) out.push(trade(at++, x, x, x));
   return out;
@@ -144,6 +146,32 @@ describe('TradesRepo.write with a TradeLog', () => {
       ['P', 40, 1, 0, 0],
       ['P', 60, 1, 0, 0],
     ]);
+  });
+});
+
+describe('trades of 12 values (stored before curvePct) beside curve trades of 13', () => {
+  it('reads blocks, merged blocks, logs and snapshot bytes that mix them, each trade as it was stored', async () => {
+    const curve = (at: number, pct: number | null) => trade(at, 1, 0, 0, { 12: pct });
+    // A pool's old block (msgpackr's own encoding, as older code wrote it) and one of TradeLog's bytes, both of 12 values.
+    await temp.storage.trades.put(['P', 10, 1, 0, 0], [trade(10), trade(20)]);
+    await temp.repo.write('P', logOf([trade(30), trade(40)]), [20, 1, 0, 0]);
+    // Then curve trades, new and late ones merged into the old blocks.
+    await temp.repo.write('P', logOf([curve(15, 71.5), curve(35, null), curve(50, 100), curve(60, 0)]), [40, 1, 0, 0]);
+    const expected = [trade(10), curve(15, 71.5), trade(20), trade(30), curve(35, null), trade(40), curve(50, 100), curve(60, 0)];
+    expect([...temp.repo.read('P', { order: 'asc', minAt: 0, maxAt: Infinity })]).toEqual(expected);
+    expect([...temp.repo.read('P', { order: 'desc', minAt: 0, maxAt: Infinity })]).toEqual(expected.slice().reverse());
+    expect(temp.repo.find('P', [20, 1, 0, 0])).toHaveLength(12);
+    expect(temp.repo.find('P', [15, 1, 0, 0])).toEqual(curve(15, 71.5));
+    expect(temp.repo.find('P', [50, 1, 0, 0])?.[12]).toBe(100);
+    // A log and its snapshot bytes holding both.
+    const log = logOf(expected);
+    expect([...log]).toEqual(expected);
+    expect([...TradeLog.fromSnapshot(log.toSnapshot())]).toEqual(expected);
+    // Numbers only (TradeSpan.numbersOnly) keeps the progress.
+    expect(log.decode(1, true)).toEqual(curve(15, 71.5).map((v) => (typeof v === 'string' ? null : v)));
+    // 14 values is no trade.
+    expect(() => log.insert([...curve(70, 1), 1] as unknown as StoredTrade)).toThrow(/12 values \(13 with curvePct\), not 14/);
+    expect(() => TradeLog.fromSnapshot(Uint8Array.of(0x9e, 1, 1, 0, 0, 1, 0xa1, 0x61, 0, 0, 0, 0xc0, 0, 0xa1, 0x61, 0, 0))).toThrow(/byte 0x9e at 0 is not a trade/);
   });
 });
 
@@ -318,7 +346,8 @@ describe('applySwap', () => {
       real_base_reserve_raw: '720000000000000', real_quote_reserve_raw: '1000000000',
     }, { baseDecimals: 6, quoteDecimals: 9, supply: 1_000, quoteUsd: 150 });
     // Market cap: the trade's price (0.5 / 2) × supply 1,000 (DECISIONS.md), not the spot's 30.
-    expect(stored).toEqual([5_000, 7, 2, 1, 0, WALLET, 2, 0.5, 0.25, 150, 0.25 * 1_000, TX]);
+    // A curve's trade carries the curve's progress after it (StoredTrade.curvePct).
+    expect(stored).toEqual([5_000, 7, 2, 1, 0, WALLET, 2, 0.5, 0.25, 150, 0.25 * 1_000, TX, curveProgress(state)]);
     expect(state.unsaved.decode(0)).toEqual(stored);
     expect(state.real_base_reserve).toBe(720_000_000);
     expect(curveProgress(state)).toBeCloseTo(10, 9);
