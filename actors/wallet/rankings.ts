@@ -144,58 +144,40 @@ export interface LeaderboardState {
 /**
  * A wallet's leaderboard row at UTC day `day`, in one pass over its positions' day rows
  * (the 1d, 7d and 30d windows together; what windowTotals sums per window), into
- * `out`; false when it has no trade in 30 days. Each window's sums take the same day
- * rows in the same order (newest first) as a pass per window would: the same numbers.
+ * `out`; false when it has no trade in 30 days.
  */
 export function leaderboardRow(s: Readonly<WalletState>, day: number, out: number[]): boolean {
-  const windows = WINDOW_LIST.length;
-  out.length = windows * LB_FIELDS;
+  out.length = WINDOW_LIST.length * LB_FIELDS;
   out.fill(0);
-  for (let w = 0; w < windows; w++) FROM[w] = day - WINDOW_LIST[w]! + 1;
-  const widest = FROM[windows - 1]!;
   for (const p of s.positions.values()) {
     const d = p.days;
-    let i = d.length - DAY_FIELDS;
-    if (i < 0 || d[i]! < widest) continue;
-    SUMS.fill(0);
-    for (; i >= 0; i -= DAY_FIELDS) {
-      const at = d[i]!;
-      if (at < widest) break;
-      const trades = d[i + 1]! + d[i + 2]!;
-      // The windows that take this day: the widest, down to the first that does not (1d within 7d within 30d).
-      for (let w = windows - 1; w >= 0 && at >= FROM[w]!; w--) {
-        const o = w * SUM_FIELDS;
-        SUMS[o] += d[i + 4]!;
-        SUMS[o + 1] += trades;
-        SUMS[o + 2] += d[i + 2]!;
-        SUMS[o + 3] += d[i + 3]!;
-        SUMS[o + 4] += d[i + 5]!;
+    for (let w = 0; w < WINDOW_LIST.length; w++) {
+      const from = day - WINDOW_LIST[w]! + 1;
+      let realized = 0;
+      let trades = 0;
+      let sells = 0;
+      let volume = 0;
+      let unpriced = 0;
+      for (let i = d.length - DAY_FIELDS; i >= 0 && d[i]! >= from; i -= DAY_FIELDS) {
+        trades += d[i + 1]! + d[i + 2]!;
+        sells += d[i + 2]!;
+        volume += d[i + 3]!;
+        realized += d[i + 4]!;
+        unpriced += d[i + 5]!;
+      }
+      const o = w * LB_FIELDS;
+      out[o + 1] += volume;
+      out[o + 2] += trades;
+      out[o + 6] += unpriced;
+      if (trades > 0) out[o + 3]++;
+      if (sells > 0) {
+        out[o] += realized;
+        out[o + 4]++;
+        if (realized > 0) out[o + 5]++;
       }
     }
-    for (let w = 0; w < windows; w++) {
-      const o = w * SUM_FIELDS;
-      addWindow(out, w * LB_FIELDS, SUMS[o]!, SUMS[o + 1]!, SUMS[o + 2]!, SUMS[o + 3]!, SUMS[o + 4]!);
-    }
   }
-  return out[(windows - 1) * LB_FIELDS + 2]! > 0;
-}
-
-/** leaderboardRow's first day of each window, and one position's sums per window: realized, trades, sells, volume, unpriced. */
-const FROM = new Float64Array(WINDOW_LIST.length);
-const SUM_FIELDS = 5;
-const SUMS = new Float64Array(WINDOW_LIST.length * SUM_FIELDS);
-
-/** One position's sums over a window, added to the row at `o`. */
-export function addWindow(out: number[], o: number, realized: number, trades: number, sells: number, volume: number, unpriced: number): void {
-  out[o + 1] += volume;
-  out[o + 2] += trades;
-  out[o + 6] += unpriced;
-  if (trades > 0) out[o + 3]++;
-  if (sells > 0) {
-    out[o] += realized;
-    out[o + 4]++;
-    if (realized > 0) out[o + 5]++;
-  }
+  return out[(WINDOW_LIST.length - 1) * LB_FIELDS + 2]! > 0;
 }
 
 /** The index of the 30-day volume in a row. */
