@@ -287,7 +287,6 @@ interface LeaderboardSnapshot extends Omit<LeaderboardState, 'rows' | 'dirty' | 
   refresh?: { at: number; day: number; left: string[] } | null;
 }
 
-const readWallet = (ctx: ActorContext) => (w: string) => ctx.read<WalletState>('wallet', w) as WalletState | undefined;
 /** The wallets a refresh reads in the background (ActorHost.peek): they keep their place in the resident LRU order. */
 const peekWallet = (ctx: ActorContext) => (w: string) => ctx.peek<WalletState>('wallet', w) as WalletState | undefined;
 
@@ -312,8 +311,9 @@ export const leaderboardBehavior: ActorBehavior<LeaderboardState> = {
     state.dirty.add(wallet);
     // The last refresh's time: the one under way's (a whole refresh moved as_of there at once).
     const last = state.refresh !== null && state.refresh.at > state.asOf ? state.refresh.at : state.asOf;
-    // This trade's wallet is read at a later trade, after the wallet applied this one.
-    if (state.dirty.size >= LEADERBOARD_DIRTY_MAX || at - last >= LEADERBOARD_REFRESH_MS) beginRefresh(state, at, readWallet(ctx));
+    // This trade's wallet is read at a later trade, after the wallet applied this one; a
+    // refresh still under way (rare: 512 positions a trade) is done first, in the background.
+    if (state.dirty.size >= LEADERBOARD_DIRTY_MAX || at - last >= LEADERBOARD_REFRESH_MS) beginRefresh(state, at, peekWallet(ctx));
   },
   toSnapshot: (state): LeaderboardSnapshot => ({
     asOf: state.asOf,

@@ -164,6 +164,30 @@ describe('the wallet leaderboard refresh', () => {
     expect(await boards(engine)).toEqual(expected);
   });
 
+  it('begun while the one before is under way, does that one first: the rows of both times, as reads between them find them', { timeout: 120_000 }, async () => {
+    const { upTo } = scenario(false);
+    // 61 s after the refresh under way began: the next begins at once.
+    const next = [swap(wallets[2]!, 2, NOON + 122_000, true, 10), swap(wallets[3]!, 3, NOON + 123_000, true, 10)];
+    const read = await temp.open({ data: `${temp.dir.path}/read` });
+    await ingestAll(read, upTo);
+    const first = await boards(read);
+    await ingestAll(read, next);
+    const expected = await boards(read);
+    expect(expected).not.toEqual(first);
+
+    const stepped = await temp.open({ data: `${temp.dir.path}/stepped` });
+    await ingestAll(stepped, upTo);
+    const left = board(stepped).refresh!.left.size;
+    expect((await stepped.ingest(next[0])).status).toBe('applied');
+    const after = board(stepped);
+    // The first done in that trade's apply, the second begun (the trade's wallet in it).
+    expect(after.version).toBe(board(read).version - 1);
+    expect(after.refresh?.at).toBe(NOON + 122_000);
+    expect(left).toBeGreaterThan(LEADERBOARD_STEP_POSITIONS);
+    expect((await stepped.ingest(next[1])).status).toBe('applied');
+    expect(await boards(stepped)).toEqual(expected);
+  });
+
   it('reads a snapshot written before (rows by wallet in an object, no refresh under way)', () => {
     const row = Array.from({ length: 21 }, (_, i) => i);
     const state = leaderboardBehavior.fromSnapshot!({ asOf: NOON, rows: { [wallets[0]!]: row }, count: 1, dirty: [wallets[1]], version: 7 });
