@@ -35,6 +35,7 @@ export {
   LEADERBOARD_WINDOWS,
   leaderboardStale,
   refreshLeaderboard,
+  finishRefresh,
   type LeaderboardState,
   type LeaderboardWindow,
   type TokenTradersState,

@@ -158,6 +158,7 @@ export class Engine {
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,
+      peek: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.peek(key) as Readonly<T> | undefined,
     };
     const host = <S>(behavior: ActorBehavior<S>) => new ActorHost(behavior, { ...hostOptions, log: this.log.child({ actor: behavior.kind }) });
     this.walletIndexer = new WalletIndexer(options.config.data, (message) => this.log.error({ part: 'wallet-index' }, message));
@@ -181,8 +182,10 @@ export class Engine {
     this.labels = host(walletLabelsBehavior);
     this.tokens = host(createTokenBehavior(this.publisher, { sniperSlots: options.config.market.sniperSlots }));
     this.pools = host(createPoolBehavior({ trades: this.trades, candles: this.candles }));
-    // Wallet accounting after the pools, fed their pool.trade events (and balances); the
-    // rankings after the wallets, whose positions they read.
+    // Wallet accounting after the pools, fed their pool.trade events (and balances); top
+    // traders after the wallets, whose positions they read; the leaderboard before them:
+    // a refresh under way reads a wallet that trades before the trade changes it
+    // (actors/wallet/rankings.ts, LeaderboardRefresh).
     // Thresholds checked here: a bad signals.<kind>.<name> in the config fails the start, naming it.
     const thresholds = options.signals === false ? null : resolveSignalThresholds(options.config.signals);
     const tokenSignals = thresholds ? createTokenSignalsBehavior(thresholds) : null;
@@ -192,7 +195,7 @@ export class Engine {
     const traders = tokenSignals ? combineBehaviors(tokenTradersBehavior, tokenSignals, TOKEN_SIGNALS_PART) : tokenTradersBehavior;
     const wallets = options.wallets === false ? null : { wallets: host(createWalletBehavior({ signals: thresholds })), tokenTraders: host(traders), leaderboard: host(leaderboardBehavior) };
     this.wallets = wallets;
-    const walletHosts = wallets ? [wallets.wallets, wallets.tokenTraders, wallets.leaderboard] : [];
+    const walletHosts = wallets ? [wallets.leaderboard, wallets.wallets, wallets.tokenTraders] : [];
     // A pool passivated past the resident bound has its live flush taken first: later, the flush would activate it again.
     this.pools.beforeEvict = (pool) => this.publisher.flushOne(pool);
     // Feeds after pools: a feed reads the pool a `pool` event declared.

@@ -5,7 +5,8 @@ import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.lo
 /**
  * The incremental rankings of wallet accounting (DECISIONS.md: "Leaderboards and top
  * traders are maintained incrementally"), two actor kinds fed the same `pool.trade`
- * events as the wallet actor, after it (they read its positions):
+ * events as the wallet actor, reading its positions (top traders after it, the
+ * leaderboard before it):
  *
  * - `token-traders`, one per token: a row per wallet that traded it (counts, USD
  *   volumes, realized PnL, quantity and cost), copied from the wallet's position as
@@ -20,7 +21,9 @@ import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.lo
  *   refresh, when LEADERBOARD_DIRTY_MAX are marked, or when a request finds the rows
  *   older than LEADERBOARD_REFRESH_MS on the engine clock; a new UTC day recomputes
  *   every row. So a leaderboard lags the trades by at most LEADERBOARD_REFRESH_MS, and
- *   says `as_of`.
+ *   says `as_of`. A refresh a trade begins goes on over the trades after it, a few
+ *   hundred positions each (LeaderboardRefresh), with the rows of its time as the
+ *   result; a request finds it done (the rest done then).
  */
 
 export const TOKEN_TRADERS_MAX = 1_000;
@@ -96,16 +99,46 @@ export const tokenTradersBehavior: ActorBehavior<TokenTradersState> = {
 /** Per window, LB_FIELDS numbers: realized, volume, trades, tokens traded, tokens sold, wins, unpriced. */
 export const LB_FIELDS = 7;
 
+/**
+ * Wallet positions a leaderboard apply reads at most for a refresh under way (the
+ * first wallet whatever its size): the refresh's cost spread over the trades after it,
+ * ~0.1 ms an apply here with the wallets resident (a refresh of 10,000-20,000 marked
+ * wallets took 100-800 ms in one apply during a backlog, bench/README.md). At this rate
+ * a refresh of 20,000 wallets of 25 positions is done within ~1,000 trades; the next
+ * refresh is due 60 s of event time or 20,000 trades on.
+ */
+export const LEADERBOARD_STEP_POSITIONS = 512;
+
+/**
+ * A refresh begun at `at` (UTC day `day`) and not done: `left`, the wallets whose rows
+ * are still to recompute from their state at `at`. A wallet's rows read only its
+ * positions' day rows, which only its trades change, so its state at `at` is its state
+ * until its next trade: the leaderboard, delivered each trade before the wallet is
+ * (engine/system.ts), recomputes a wallet of `left` that trades before it applies the
+ * trade, and up to LEADERBOARD_STEP_POSITIONS positions of the others at each trade.
+ * The result is the whole refresh's at `at`.
+ */
+export interface LeaderboardRefresh {
+  at: number;
+  day: number;
+  left: Set<string>;
+}
+
 export interface LeaderboardState {
-  /** Event or engine time of the last refresh (0: never). */
+  /** Event or engine time of the last refresh done (0: never). */
   asOf: number;
-  /** Per wallet, LB_FIELDS numbers for each of the windows 1d, 7d, 30d in that order. */
-  rows: Record<string, number[]>;
-  count: number;
-  /** Wallets traded since the last refresh. */
+  /**
+   * Per wallet, LB_FIELDS numbers for each of the windows 1d, 7d, 30d in that order (a
+   * refresh under way changes them: read after `finishRefresh`). A Map: an object keyed
+   * by 10,000-30,000 addresses is a dictionary, slower to look up, list and delete from.
+   */
+  rows: Map<string, number[]>;
+  /** Wallets traded since the last refresh began. */
   dirty: Set<string>;
-  /** Bumped at each refresh (the reads' sorted views). */
+  /** Bumped at each refresh done (the reads' sorted views). */
   version: number;
+  /** The refresh under way, or null (absent in snapshots written before it). */
+  refresh: LeaderboardRefresh | null;
 }
 
 /**
@@ -151,39 +184,94 @@ export function leaderboardRow(s: Readonly<WalletState>, day: number, out: numbe
 const VOLUME_30D = 2 * LB_FIELDS + 1;
 
 /**
- * Recomputes the rows of the marked wallets (every row on a new UTC day) at `now`
- * from their states (`read`), drops rows without trades in 30 days, and cuts back to
- * the LEADERBOARD_MAX wallets with the most 30-day volume.
+ * Begins a refresh at `now`: the marked wallets' rows (every row on a new UTC day) are
+ * to recompute from their state at `now` (LeaderboardRefresh). A refresh still under way
+ * is done first.
+ */
+export function beginRefresh(state: LeaderboardState, now: number, read: (wallet: string) => Readonly<WalletState> | undefined): void {
+  if (state.refresh !== null) finishRefresh(state, read);
+  const day = Math.floor(now / DAY_MS);
+  if (state.asOf > 0 && Math.floor(state.asOf / DAY_MS) !== day) for (const w of state.rows.keys()) state.dirty.add(w);
+  state.refresh = { at: now, day, left: state.dirty };
+  state.dirty = new Set();
+}
+
+/** Recomputes the row of `wallet` (in the refresh under way's `left`) from `s`, its state at the refresh's time; the number of its positions. */
+function refreshRow(state: LeaderboardState, refresh: LeaderboardRefresh, wallet: string, s: Readonly<WalletState> | undefined): number {
+  refresh.left.delete(wallet);
+  const existing = state.rows.get(wallet);
+  const row = existing ?? [];
+  if (!s || !leaderboardRow(s, refresh.day, row)) {
+    if (existing) state.rows.delete(wallet);
+    return s ? s.positions.size : 0;
+  }
+  if (!existing) state.rows.set(wallet, row);
+  return s.positions.size;
+}
+
+/**
+ * Goes on with the refresh under way: rows of wallets left, until `positions`
+ * positions were read (at least one wallet), then, once none is left, the cut to the
+ * LEADERBOARD_MAX wallets with the most 30-day volume, `asOf` and `version`. True once
+ * no refresh is under way.
+ */
+export function stepRefresh(state: LeaderboardState, read: (wallet: string) => Readonly<WalletState> | undefined, positions: number): boolean {
+  const refresh = state.refresh;
+  if (refresh === null) return true;
+  let budget = positions;
+  for (const w of refresh.left) {
+    budget -= refreshRow(state, refresh, w, read(w));
+    if (budget <= 0) break;
+  }
+  if (refresh.left.size > 0) return false;
+  if (state.rows.size > LEADERBOARD_MAX) cut(state);
+  if (refresh.at > state.asOf) state.asOf = refresh.at;
+  state.refresh = null;
+  state.version++;
+  return true;
+}
+
+/** Does the refresh under way to its end now (a read, or the next refresh). */
+export function finishRefresh(state: LeaderboardState, read: (wallet: string) => Readonly<WalletState> | undefined): void {
+  stepRefresh(state, read, Infinity);
+}
+
+/**
+ * Keeps the LEADERBOARD_MAX rows with the most 30-day volume (ties: the lower address):
+ * those above the LEADERBOARD_MAX-th volume, and of those at it the lower addresses. The
+ * volumes sorted as doubles, not the rows as entries by a comparator (20-80 ms for
+ * 12,000-25,000 rows of an object on this machine under load, in the apply that ends a
+ * refresh).
+ */
+function cut(state: LeaderboardState): void {
+  const rows = state.rows;
+  const volumes = new Float64Array(rows.size);
+  let i = 0;
+  for (const row of rows.values()) volumes[i++] = row[VOLUME_30D]!;
+  const threshold = volumes.sort()[rows.size - LEADERBOARD_MAX]!;
+  let above = 0;
+  const at: string[] = [];
+  for (const [wallet, row] of rows) {
+    const v = row[VOLUME_30D]!;
+    if (v > threshold) above++;
+    else if (v === threshold) at.push(wallet);
+    else rows.delete(wallet);
+  }
+  if (at.length > LEADERBOARD_MAX - above) {
+    at.sort();
+    for (let k = LEADERBOARD_MAX - above; k < at.length; k++) rows.delete(at[k]!);
+  }
+}
+
+/**
+ * Refreshes at `now`, whole (a read that finds the rows stale): the marked wallets' rows
+ * (every row on a new UTC day) recomputed from their states (`read`), rows without
+ * trades in 30 days dropped, and the LEADERBOARD_MAX wallets with the most 30-day
+ * volume kept. A refresh under way is done first.
  */
 export function refreshLeaderboard(state: LeaderboardState, now: number, read: (wallet: string) => Readonly<WalletState> | undefined): void {
-  const day = Math.floor(now / DAY_MS);
-  if (state.asOf > 0 && Math.floor(state.asOf / DAY_MS) !== day) for (const w in state.rows) state.dirty.add(w);
-  for (const w of state.dirty) {
-    const s = read(w);
-    const existing = state.rows[w];
-    const row = existing ?? [];
-    if (!s || !leaderboardRow(s, day, row)) {
-      if (existing) {
-        delete state.rows[w];
-        state.count--;
-      }
-      continue;
-    }
-    if (!existing) {
-      state.rows[w] = row;
-      state.count++;
-    }
-  }
-  state.dirty.clear();
-  if (state.count > LEADERBOARD_MAX) {
-    const entries = Object.entries(state.rows).sort((a, b) => b[1][VOLUME_30D]! - a[1][VOLUME_30D]! || (a[0] < b[0] ? -1 : 1));
-    const rows: Record<string, number[]> = {};
-    for (let i = 0; i < LEADERBOARD_MAX; i++) rows[entries[i]![0]] = entries[i]![1];
-    state.rows = rows;
-    state.count = LEADERBOARD_MAX;
-  }
-  if (now > state.asOf) state.asOf = now;
-  state.version++;
+  beginRefresh(state, now, read);
+  finishRefresh(state, read);
 }
 
 /**
@@ -192,11 +280,15 @@ export function refreshLeaderboard(state: LeaderboardState, now: number, read: (
  */
 export const leaderboardStale = (state: Readonly<LeaderboardState>, now: number): boolean => now - state.asOf >= LEADERBOARD_REFRESH_MS;
 
-interface LeaderboardSnapshot extends Omit<LeaderboardState, 'dirty'> {
+interface LeaderboardSnapshot extends Omit<LeaderboardState, 'rows' | 'dirty' | 'refresh'> {
+  /** Entries; an object by wallet in snapshots written before (with a `count`). */
+  rows: Array<[string, number[]]> | Record<string, number[]>;
   dirty: string[];
+  refresh?: { at: number; day: number; left: string[] } | null;
 }
 
-const readWallet = (ctx: ActorContext) => (w: string) => ctx.read<WalletState>('wallet', w) as WalletState | undefined;
+/** The wallets a refresh reads in the background (ActorHost.peek): they keep their place in the resident LRU order. */
+const peekWallet = (ctx: ActorContext) => (w: string) => ctx.peek<WalletState>('wallet', w) as WalletState | undefined;
 
 export const LEADERBOARD_KEY = 'all';
 
@@ -204,16 +296,40 @@ export const leaderboardBehavior: ActorBehavior<LeaderboardState> = {
   kind: 'wallet-leaderboard',
   takes: ['pool.trade'],
   route: (e) => (e.type === 'pool.trade' ? LEADERBOARD_KEY : undefined),
-  initial: () => ({ asOf: 0, rows: {}, count: 0, dirty: new Set(), version: 0 }),
+  initial: () => ({ asOf: 0, rows: new Map(), dirty: new Set(), version: 0, refresh: null }),
+  // Delivered each trade before the wallet (engine/system.ts): the wallet is as it was at the refresh under way's time.
   apply(state, e, ctx) {
     if (e.type !== 'pool.trade') return;
-    state.dirty.add(e.trade[TRADE.wallet]);
+    const wallet = e.trade[TRADE.wallet];
     const at = e.trade[TRADE.at];
-    if (state.dirty.size >= LEADERBOARD_DIRTY_MAX || at - state.asOf >= LEADERBOARD_REFRESH_MS) refreshLeaderboard(state, at, readWallet(ctx));
+    const refresh = state.refresh;
+    if (refresh !== null) {
+      // Its row as of the refresh, before this trade changes the wallet.
+      if (refresh.left.has(wallet)) refreshRow(state, refresh, wallet, ctx.read<WalletState>('wallet', wallet));
+      stepRefresh(state, peekWallet(ctx), LEADERBOARD_STEP_POSITIONS);
+    }
+    state.dirty.add(wallet);
+    // The last refresh's time: the one under way's (a whole refresh moved as_of there at once).
+    const last = state.refresh !== null && state.refresh.at > state.asOf ? state.refresh.at : state.asOf;
+    // This trade's wallet is read at a later trade, after the wallet applied this one; a
+    // refresh still under way (rare: 512 positions a trade) is done first, in the background.
+    if (state.dirty.size >= LEADERBOARD_DIRTY_MAX || at - last >= LEADERBOARD_REFRESH_MS) beginRefresh(state, at, peekWallet(ctx));
   },
-  toSnapshot: (state): LeaderboardSnapshot => ({ ...state, dirty: [...state.dirty] }),
+  toSnapshot: (state): LeaderboardSnapshot => ({
+    asOf: state.asOf,
+    rows: [...state.rows],
+    dirty: [...state.dirty],
+    version: state.version,
+    refresh: state.refresh && { at: state.refresh.at, day: state.refresh.day, left: [...state.refresh.left] },
+  }),
   fromSnapshot: (data) => {
     const s = data as LeaderboardSnapshot;
-    return { ...s, dirty: new Set(s.dirty) };
+    return {
+      asOf: s.asOf,
+      rows: new Map(Array.isArray(s.rows) ? s.rows : Object.entries(s.rows)),
+      dirty: new Set(s.dirty),
+      version: s.version,
+      refresh: s.refresh ? { at: s.refresh.at, day: s.refresh.day, left: new Set(s.refresh.left) } : null,
+    };
   },
 };

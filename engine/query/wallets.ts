@@ -5,6 +5,7 @@ import {
   LEADERBOARD_WINDOWS,
   avgCost,
   dailyRows,
+  finishRefresh,
   decimalsOf,
   isOpen,
   leaderboardStale,
@@ -273,10 +274,15 @@ export class WalletsQuery {
     const h = this.hosts.leaderboard;
     const now = this.state.clock.now();
     const state = h.get(LEADERBOARD_KEY);
-    if (state && leaderboardStale(state, now)) {
-      h.update(LEADERBOARD_KEY, (s) => refreshLeaderboard(s, now, (w) => this.wallet(w)));
+    // A refresh under way (begun by a trade, going on with the trades after it) is done first: the rows as of its time.
+    if (state && (state.refresh !== null || leaderboardStale(state, now))) {
+      const read = (w: string) => this.wallet(w);
+      h.update(LEADERBOARD_KEY, (s) => {
+        finishRefresh(s, read);
+        if (leaderboardStale(s, now)) refreshLeaderboard(s, now, read);
+      });
     }
-    return h.get(LEADERBOARD_KEY) ?? { asOf: 0, rows: {}, count: 0, dirty: new Set(), version: -1 };
+    return h.get(LEADERBOARD_KEY) ?? { asOf: 0, rows: new Map(), dirty: new Set(), version: -1, refresh: null };
   }
 
   /**
@@ -296,8 +302,7 @@ export class WalletsQuery {
     if (!sorted) {
       const offset = Object.keys(LEADERBOARD_WINDOWS).indexOf(window) * LB_FIELDS;
       sorted = [];
-      for (const wallet in state.rows) {
-        const row = state.rows[wallet]!;
+      for (const [wallet, row] of state.rows) {
         if (row[offset + 2] === 0) continue;
         const value = sort === 'pnl_usd' ? row[offset]! : sort === 'volume_usd' ? row[offset + 1]! : winRatePct({ sold: row[offset + 4]!, wins: row[offset + 5]! });
         sorted.push({ value, address: wallet, row, offset });

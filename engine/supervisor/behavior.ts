@@ -15,6 +15,13 @@ export interface ActorContext {
    */
   read<T = unknown>(kind: string, key: string): Readonly<T> | undefined;
   /**
+   * Reads another actor's state as `read` does, for a read in the background that must
+   * not decide what stays resident (ActorHost.peek): a resident actor keeps its place in
+   * the LRU order, a passivated one past the resident bound is read from its snapshot and
+   * dropped. The same state `read` gives; not to be changed.
+   */
+  peek<T = unknown>(kind: string, key: string): Readonly<T> | undefined;
+  /**
    * Sends the event being applied to dead letters with this reason (the actor keeps
    * going; the event stays in the ingest log). For input the actor cannot take, e.g.
    * a bound on what it holds waiting.

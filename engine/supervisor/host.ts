@@ -59,6 +59,8 @@ export interface HostOptions {
   metrics: Metrics;
   /** Reads an actor of any kind (the engine's registry of hosts). */
   read: ActorContext['read'];
+  /** Reads an actor of any kind in the background (ActorContext.peek). */
+  peek: ActorContext['peek'];
   deadLetter: DeadLetterWriter;
   /**
    * The router: derived events go to it (ctx.emit), and a rebuild takes its history
@@ -168,6 +170,7 @@ export class ActorHost<S> {
     this.ctx = {
       clock: options.clock,
       read: options.read,
+      peek: options.peek,
       reject: (reason) => {
         const current = this.applying;
         // A rebuild replays events already judged live: their rejections are on record.

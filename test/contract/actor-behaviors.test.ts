@@ -133,6 +133,7 @@ describe.each(KINDS)('actor behaviour contract: %s', (kind) => {
     const ctx: ActorContext = {
       clock: engine.clock,
       read: <T>(k: string, key: string) => engine.hosts.find((h) => h.kind === k)?.get(key) as Readonly<T> | undefined,
+      peek: <T>(k: string, key: string) => engine.hosts.find((h) => h.kind === k)?.peek(key) as Readonly<T> | undefined,
       reject: (reason) => void rejected.push(reason),
       emit: (derived) => void emitted.push(derived),
       seq: 0,

@@ -78,7 +78,7 @@ describe('derived events through the router', () => {
     expect(tradeFromTokenSide(t, m.mint)).toMatchObject({ token_address: m.mint, side: t.trade[TRADE.side], token_amount: t.trade[TRADE.baseAmount] });
     expect(tradeFromTokenSide(t, WSOL), 'no token side for a known quote mint').toBeNull();
     // The built-in consumers (the ranking feeds, wallet accounting with each token's signals in its token-traders actor: actors/feed, actors/wallet, actors/signals), then the test's.
-    expect(engine.router.hostsOf('pool.trade').map((h) => h.kind)).toEqual(['feed', 'wallet', 'token-traders', 'wallet-leaderboard', 'wallet-trade-counter', 'wallet-swap-trade-counter']);
+    expect(engine.router.hostsOf('pool.trade').map((h) => h.kind)).toEqual(['feed', 'wallet-leaderboard', 'wallet', 'token-traders', 'wallet-trade-counter', 'wallet-swap-trade-counter']);
     expect(engine.router.hostsOf('swap').map((h) => h.kind)).toEqual(['pool', 'wallet-swap-trade-counter']);
     expect(engine.router.hostsOf('pool').map((h) => h.kind)).toEqual(['token', 'pool', 'feed']);
   });

@@ -65,6 +65,9 @@ const ctx: ActorContext = {
   read: (kind, key) => {
     throw new Error(`the token actor read ${kind}:${key}`);
   },
+  peek: (kind, key) => {
+    throw new Error(`the token actor read ${kind}:${key}`);
+  },
   reject: (reason) => {
     throw new Error(`the token actor rejected an event: ${reason}`);
   },
