@@ -406,7 +406,8 @@ const M_CHANGE = 5;
  * Steps of a window's figures kept ahead for a pool read while passivated: each until
  * (PoolWindows.stableUntil), volume_usd, trader_count, trade_count, price_change_pct,
  * the figures from the previous step's until to its own. At most AHEAD_STEPS (a window
- * has at most 60 buckets holding trades; past the last step kept the pool is read again).
+ * has at most 60 buckets holding trades; past the last step kept the pool is read again),
+ * in an array of the steps taken.
  */
 const AHEAD_FIELDS = 5;
 const AHEAD_STEPS = 16;
@@ -501,27 +502,28 @@ export class InputMemo {
  * The figures `windows` gives of `window` from `from` on, no trade added, in steps (at
  * most AHEAD_STEPS; see Memo.ahead): the read of a passivated pool is kept for the
  * recomputes to come, which then read it again only when it trades (its seq moves on) or
- * past the last step (NaN past the last step kept). Each step is PoolWindows.figures at the previous step's until,
+ * past the last step. Each step is PoolWindows.figures at the previous step's until,
  * which it gives until PoolWindows.stableUntil there: the same figures as a read.
  */
-function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: number, into: Float64Array | null): Float64Array | null {
+function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: number): Float64Array | null {
   if (from === Infinity) return null;
-  const out = into ?? new Float64Array(AHEAD_STEPS * AHEAD_FIELDS);
-  out.fill(NaN);
   let t = from;
-  for (let k = 0; k < AHEAD_STEPS && t !== Infinity; k++) {
+  let o = 0;
+  for (; o < scratchAhead.length && t !== Infinity; o += AHEAD_FIELDS) {
     const f = windows.figures(t, window, scratchFigures);
     const until = windows.stableUntil(t, window);
-    const o = k * AHEAD_FIELDS;
-    out[o] = until;
-    out[o + 1] = f.volume_usd ?? NaN;
-    out[o + 2] = f.trader_count;
-    out[o + 3] = f.trade_count;
-    out[o + 4] = f.price_change_pct ?? NaN;
+    scratchAhead[o] = until;
+    scratchAhead[o + 1] = f.volume_usd ?? NaN;
+    scratchAhead[o + 2] = f.trader_count;
+    scratchAhead[o + 3] = f.trade_count;
+    scratchAhead[o + 4] = f.price_change_pct ?? NaN;
     t = until;
   }
-  return out;
+  // Kept at the length of the steps taken: most launchpad pools' trades sit in a few buckets.
+  return scratchAhead.slice(0, o);
 }
+
+const scratchAhead = new Float64Array(AHEAD_STEPS * AHEAD_FIELDS);
 
 const scratchFigures: WindowFigures = { volume_usd: null, trader_count: 0, trade_count: 0, price_change_pct: null };
 
@@ -666,7 +668,7 @@ function* readInputs(
         w[o + M_TRADES] = input.trade_count;
         w[o + M_CHANGE] = input.price_change_pct ?? NaN;
         // A passivated pool's figures to come, so that its trades leaving the window do not read it again.
-        rec.ahead[index[i]!] = passivated ? stepsAhead(s!.windows, windows[i]!, w[o + M_UNTIL]!, rec.ahead[index[i]!]!) : null;
+        rec.ahead[index[i]!] = passivated ? stepsAhead(s!.windows, windows[i]!, w[o + M_UNTIL]!) : null;
       }
     }
     if (needs > 0 ? reads % INPUT_STEP_POOLS === 0 : ++skips % INPUT_STEP_SKIPS === 0) yield;
