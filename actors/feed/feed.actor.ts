@@ -1,7 +1,6 @@
 import { WINDOWS } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { curveProgress, liquidityQuote, type PoolState } from '../pool/index.ts';
-import type { WindowFigures } from '../pool/windows.ts';
 import { STOCK_TAG, tagsOf, type TokenState } from '../token/index.ts';
 import { FeedBook, type FeedBookData, type FeedFlush } from './feed.logic.ts';
 import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, type FeedSettings, type RankInput, type RankingWindow } from './feed.rules.ts';
@@ -528,7 +527,8 @@ function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: 
 
 const scratchAhead = new Float64Array(AHEAD_STEPS * AHEAD_FIELDS);
 
-const scratchFigures: WindowFigures = { volume_usd: null, trader_count: 0, trade_count: 0, price_change_pct: null };
+/** PoolWindows.figures' out (WindowFigures, actors/pool/windows.ts). */
+const scratchFigures: Parameters<PoolState['windows']['figures']>[2] = { volume_usd: null, trader_count: 0, trade_count: 0, price_change_pct: null };
 
 /**
  * Moves the memo's figures of window `wi` to the step kept ahead that holds at `now`:
