@@ -31,7 +31,7 @@ import { fmt, percentile } from './harness.ts';
  *   node_modules link) on the same file, and the last line gives their ratios;
  * - `--slice-ab`: each round runs this tree with `ingest.applySliceMs` 0 (whole batches)
  *   then the default;
- * - `--long-tasks MS`: this tree logs every main-thread task longer than MS
+ * - `--long-tasks MS`: this tree (and `--other`'s) logs every main-thread task longer than MS
  *   (config `debug.longTaskMs`, engine/long-tasks.ts), summed per task name;
  * - `--cpu-prof DIR`: a V8 CPU profile of each mds child in DIR;
  * - `--semi-space MiB`: this tree's child runs with `--max-semi-space-size=MiB` instead
@@ -217,7 +217,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const plan: BacklogRun[] = values['slice-ab']
     ? [{ label: 'whole batches (applySliceMs 0)', applySliceMs: 0 }, { label: 'sliced (applySliceMs default)', longTaskMs, cpuProfDir }]
     : [{ label: semiSpaceMiB === undefined ? 'this tree' : `this tree, semi-space ${semiSpaceMiB} MiB`, longTaskMs, cpuProfDir, semiSpaceMiB }];
-  if (values.other) plan.push({ label: `other (${values.other})`, tree: values.other, cpuProfDir });
+  if (values.other) plan.push({ label: `other (${values.other})`, tree: values.other, cpuProfDir, longTaskMs });
   const results = new Map<string, BacklogResult[]>(plan.map((r) => [r.label, []]));
   const dir = mkdtempSync(join(tmpdir(), 'mds-bench-backlog-file-'));
   try {

@@ -55,6 +55,10 @@ export class RankingsQuery implements FeedMarket {
     return this.state.peekPool(address);
   }
 
+  resident(address: string): boolean {
+    return this.state.poolResident(address);
+  }
+
   quoteUsd(quote: string): number | null {
     return this.state.quoteUsd(quote);
   }

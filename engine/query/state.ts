@@ -29,7 +29,7 @@ export interface ActorReader<S> {
 
 export interface MarketStateOptions {
   /** `peek`: a read in the background, which leaves what stays resident alone (ActorHost.peek). */
-  pools: ActorReader<PoolState> & { lifecycle(key: string): unknown; peek(key: string): Readonly<PoolState> | undefined };
+  pools: ActorReader<PoolState> & { lifecycle(key: string): unknown; peek(key: string): Readonly<PoolState> | undefined; isResident(key: string): boolean };
   tokens: ActorReader<TokenState> & { peek(key: string): Readonly<TokenState> | undefined };
   quotePrices: ActorReader<QuotePriceState>;
   /** Wallet labels for trade records; `version` moves with every label event. */
@@ -99,6 +99,11 @@ export class MarketState {
   peekPool(address: string): PoolState | undefined {
     const s = this.actors.pools.peek(address);
     return s?.info ? (s as PoolState) : undefined;
+  }
+
+  /** The pool's state is in memory (a read costs no activation nor snapshot unpacked: ActorHost.isResident). */
+  poolResident(address: string): boolean {
+    return this.actors.pools.isResident(address);
   }
 
   /** A pool's lifecycle state (its machine's value), or undefined when unknown. */

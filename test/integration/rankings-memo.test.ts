@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bookOf, feedKey, FEED_NAMES, RANKING_WINDOWS } from '../../actors/index.ts';
+import { bookOf, feedKey, FEED_NAMES, InputMemo, RANKING_WINDOWS, TRADED_KEY, windowInputs, type FeedMarket, type FeedState, type RankInput } from '../../actors/index.ts';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { topics } from '../../engine/topics/index.ts';
 import { base58, rng, tempDir, testConfig, WSOL } from '../helpers/fixtures.ts';
@@ -12,7 +12,8 @@ import { RecordingSink } from '../helpers/recording-sink.ts';
  * that liquidity in USD crosses top_gainers' floor with no trade) over 26 h of event time,
  * so that every window's pools also leave it, gives the same `rankings` frames of every
  * feed and window, and the same books, with the memo as without it, while the memo reads
- * far fewer pools than the recomputes would.
+ * far fewer pools than the recomputes would; and with most pools passivated, whose
+ * figures the memo keeps ahead as their trades leave the windows (InputMemo `ahead`).
  */
 
 const T0 = 1_767_225_600_000;
@@ -86,8 +87,9 @@ interface Run {
   engine: Engine;
 }
 
-async function run(path: string, memo: boolean, list: Array<Record<string, unknown>>, stocks: string[]): Promise<Run> {
-  const engine = await createEngine({ config: testConfig(path, { 'market.stockMints': stocks } as Record<string, unknown>), rankingsMemo: memo, wallets: false, signals: false });
+async function run(path: string, memo: boolean, list: Array<Record<string, unknown>>, stocks: string[], residentMax?: number): Promise<Run> {
+  const overrides: Record<string, unknown> = { 'market.stockMints': stocks, ...(residentMax === undefined ? {} : { 'actors.residentMax': residentMax }) };
+  const engine = await createEngine({ config: testConfig(path, overrides), rankingsMemo: memo, wallets: false, signals: false });
   const sink = new RecordingSink();
   for (const feed of FEED_NAMES) for (const w of RANKING_WINDOWS) sink.listen(topics.rankings(feed, w));
   engine.attachTopics(sink);
@@ -101,7 +103,7 @@ async function run(path: string, memo: boolean, list: Array<Record<string, unkno
 }
 
 describe('the ranking recompute memo', () => {
-  it('gives the same rankings frames and books as reading every pool traded at every recompute, reading far fewer', async () => {
+  it('gives the same rankings frames and books as reading every pool traded at every recompute, reading far fewer, most pools passivated or none', async () => {
     const dir = tempDir('rankings-memo');
     const { events, stocks } = market(2607);
     const engines: Engine[] = [];
@@ -123,8 +125,89 @@ describe('the ranking recompute memo', () => {
       expect(m.skips).toBeGreaterThan(5 * m.reads);
       expect(m.reused).toBeGreaterThan(100);
       expect(m.reads).toBeGreaterThan(500);
+      // Nothing was passivated here (the bound is far): no figures were kept ahead.
+      expect(m.ahead).toBe(0);
+      // Most pools passivated (8 resident at most): their figures kept ahead as their trades leave the windows, the same frames.
+      const passivated = await run(`${dir.path}/passivated`, true, events, stocks, 8);
+      engines.push(passivated.engine);
+      expect(passivated.frames).toEqual(plain.frames);
+      expect(passivated.books).toEqual(plain.books);
+      expect(passivated.engine.rankings!.memo!.ahead).toBeGreaterThan(100);
     } finally {
       for (const e of engines) await e.stop().catch(() => undefined);
+      dir.cleanup();
+    }
+  }, 120_000);
+
+  it("reads a passivated pool once while its trades leave every window: its figures come from the memo, the pool neither activated nor read from its snapshot again", async () => {
+    const dir = tempDir('rankings-memo-ahead');
+    const r = rng(25);
+    const engine = await createEngine({ config: testConfig(dir.path, { 'actors.residentMax': 1 } as Record<string, unknown>), wallets: false, signals: false });
+    try {
+      const pools = [base58(r, 44), base58(r, 44)];
+      const events: Array<Record<string, unknown>> = [{ type: 'quote_price', quote_address: WSOL, price_usd: 120, at: T0 }];
+      let slot = 10;
+      let t = T0 + 1_000;
+      for (const pool of pools) {
+        const token = base58(r, 44);
+        events.push({ type: 'token', token_address: token, decimals: 6, supply_raw: '1000000000000000', symbol: 'T', name: 'T', slot: slot++, at: t });
+        events.push({ type: 'pool', pool_address: pool, base_address: token, quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: t, slot: slot++ });
+        // Trades in a few buckets of every window: 1 s, 30 s and 20 minutes apart.
+        for (const gap of [1_000, 1_000, 30_000, 30_000, 20 * MIN, 1_000, 20 * MIN]) {
+          t += gap;
+          const buy = r() < 0.6;
+          events.push({
+            type: 'swap', tx_hash: base58(r, 88), slot: slot++, tx_index: 0, event_index: 0, at: t, pool_address: pool, wallet_address: base58(r, 44),
+            side: buy ? 'buy' : 'sell', base_amount_raw: String(Math.floor(1e9 + r() * 1e9)), quote_amount_raw: String(Math.floor(1e8 + r() * 1e9)),
+            base_reserve_raw: String(Math.floor(1e15 * (1 - r() / 4))), quote_reserve_raw: String(Math.floor(3e10 * (1 + r()))),
+          });
+        }
+      }
+      for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
+      await engine.gate.flush();
+      const [quiet, busy] = pools as [string, string];
+      // The first pool passivated; the second resident at the bound, so a read in the background goes to the snapshot.
+      engine.pools.passivateIfIdle(quiet, Number.POSITIVE_INFINITY);
+      expect(engine.pools.get(busy)).toBeDefined();
+      expect(engine.pools.isResident(quiet)).toBe(false);
+      const traded = (engine.feeds!.get(TRADED_KEY) as FeedState & { traded: Map<string, { at: number; seq: number }> }).traded;
+      expect([...traded.keys()].sort()).toEqual([...pools].sort());
+      const market = engine.query.rankings!;
+      const read = new Map<string, number>();
+      const counting: FeedMarket = {
+        pool: (address) => {
+          read.set(address, (read.get(address) ?? 0) + 1);
+          return market.pool(address);
+        },
+        resident: (address) => market.resident(address),
+        quoteUsd: (quote) => market.quoteUsd(quote),
+      };
+      const memo = new InputMemo();
+      const stock = () => false;
+      let moved = 0;
+      let last: string | undefined;
+      const given = new Map<string, Map<string, RankInput | null>>();
+      // Every 10 s of engine time for 25 h after the last trade: each window's trades leave it, bucket by bucket.
+      for (let now = t; now <= t + 25 * HOUR; now += 10_000) {
+        const kept = windowInputs(traded, RANKING_WINDOWS, now, counting, stock, memo);
+        const fresh = windowInputs(traded, RANKING_WINDOWS, now, market, stock);
+        for (const w of RANKING_WINDOWS) {
+          // A pool passed over keeps in the books the input last given: it must be the one a read gives now.
+          const books = given.get(w) ?? given.set(w, new Map()).get(w)!;
+          for (const [pool, input] of kept.get(w)!) books.set(pool, input);
+          for (const pool of pools) expect(books.get(pool), `${w} ${pool} at ${now}`).toEqual(fresh.get(w)!.get(pool));
+        }
+        const figures = JSON.stringify(RANKING_WINDOWS.map((w) => fresh.get(w)!.get(quiet)));
+        if (last !== undefined && last !== figures) moved++;
+        last = figures;
+      }
+      // The quiet pool's figures moved as its trades left (a window at a time, then out of it), each step given from the memo.
+      expect(read.get(quiet)).toBe(1);
+      expect(moved).toBeGreaterThan(3);
+      expect(memo.ahead).toBeGreaterThanOrEqual(moved - RANKING_WINDOWS.length);
+      expect(engine.pools.isResident(quiet)).toBe(false);
+    } finally {
+      await engine.stop().catch(() => undefined);
       dir.cleanup();
     }
   }, 120_000);
