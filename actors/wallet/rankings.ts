@@ -288,7 +288,16 @@ interface LeaderboardSnapshot extends Omit<LeaderboardState, 'rows' | 'dirty' | 
 }
 
 /** The wallets a refresh reads in the background (ActorHost.peek): they keep their place in the resident LRU order. */
-const peekWallet = (ctx: ActorContext) => (w: string) => ctx.peek<WalletState>('wallet', w) as WalletState | undefined;
+let peekCtx: ActorContext | null = null;
+let peekFn: (w: string) => WalletState | undefined = () => undefined;
+/** `ctx.peek` of a wallet as a function: made once per context (a host's is one object), not at each trade of a refresh under way. */
+function peekWallet(ctx: ActorContext): (w: string) => WalletState | undefined {
+  if (ctx !== peekCtx) {
+    peekCtx = ctx;
+    peekFn = (w) => ctx.peek<WalletState>('wallet', w) as WalletState | undefined;
+  }
+  return peekFn;
+}
 
 export const LEADERBOARD_KEY = 'all';
 
