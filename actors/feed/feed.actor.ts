@@ -570,11 +570,13 @@ export class InputMemo {
  */
 function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: number): Float64Array | null {
   if (from === Infinity) return null;
+  // Each step's until at once (one pass over the window, not one a step).
+  const steps = windows.leaveTimes(from, window, scratchUntils);
   let t = from;
   let o = 0;
-  for (; o < scratchAhead.length && t !== Infinity; o += AHEAD_FIELDS) {
+  for (let k = 0; k < steps; k++, o += AHEAD_FIELDS) {
     const f = windows.figures(t, window, scratchFigures);
-    const until = windows.stableUntil(t, window);
+    const until = scratchUntils[k]!;
     scratchAhead[o] = until;
     scratchAhead[o + 1] = f.volume_usd ?? NaN;
     scratchAhead[o + 2] = f.trader_count;
@@ -586,6 +588,7 @@ function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: 
   return scratchAhead.slice(0, o);
 }
 
+const scratchUntils = new Float64Array(AHEAD_STEPS);
 const scratchAhead = new Float64Array(AHEAD_STEPS * AHEAD_FIELDS);
 
 /** PoolWindows.figures' out (WindowFigures, actors/pool/windows.ts). */
