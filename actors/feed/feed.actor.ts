@@ -31,12 +31,23 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * (feed.machine.ts).
  */
 
+/** The last book revision given (`recompute`) or read back from a snapshot in this process. */
+let lastRevision = 0;
+
 /** One (feed, window): its book. */
 export interface FeedBookState {
   role: 'book';
   feed: FeedName;
   window: RankingWindow;
   book: FeedBook;
+  /**
+   * Set by each recompute past every revision given or read back in this process
+   * (`lastRevision`), kept in its snapshot: the same revision is the same book, so the
+   * recompute's memo (InputMemo.hold) holds across a passivation and activation of the
+   * actor, not across a rebuild from an older snapshot (recomputed since or not). 0: a
+   * new book; -1: read from a snapshot written before revisions.
+   */
+  revision: number;
 }
 
 /** `feed:traded`: the pools traded in the last 24 h, with their latest trade (popular, top_gainers and stocks recompute over them). */
@@ -152,19 +163,19 @@ function initialFeed(key: string, settings: Readonly<FeedSettings>): FeedState {
   if (key === STOCK_TAGS_KEY) return { role: 'stock-tags', stockTokens: new Set() };
   const [feed, window, rest] = key.split(':') as [FeedName, RankingWindow, string | undefined];
   if (rest !== undefined || !FEED_NAMES.includes(feed) || !RANKING_WINDOWS.includes(window)) throw new Error(`feed actor: unknown key ${key}`);
-  return { role: 'book', feed, window, book: new FeedBook(feed, window, settings) };
+  return { role: 'book', feed, window, book: new FeedBook(feed, window, settings), revision: 0 };
 }
 
 /** A feed actor's snapshot (the `role` tells which). */
 type FeedSnapshot =
-  | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData }
+  | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData; revision?: number }
   | { role: 'traded'; traded: Array<[string, number, number?]> }
   | { role: 'stock-tags'; stockTokens: string[] };
 
 function toFeedSnapshot(state: FeedState): FeedSnapshot {
   switch (state.role) {
     case 'book':
-      return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData() };
+      return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData(), revision: state.revision };
     case 'traded':
       return { role: 'traded', traded: tradedRows(state.traded) };
     case 'stock-tags':
@@ -175,7 +186,8 @@ function toFeedSnapshot(state: FeedState): FeedSnapshot {
 function fromFeedSnapshot(d: FeedSnapshot, settings: Readonly<FeedSettings>): FeedState {
   switch (d.role) {
     case 'book':
-      return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings) };
+      if (d.revision !== undefined && d.revision > lastRevision) lastRevision = d.revision;
+      return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings), revision: d.revision ?? -1 };
     case 'traded': {
       // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
       const traded = new Map<string, TradedPool>();
@@ -418,6 +430,8 @@ const AHEAD_FIELDS = 5;
 const AHEAD_STEPS = 4;
 const WINDOW_INDEX: Readonly<Record<RankingWindow, number>> = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, i])) as Record<RankingWindow, number>;
 const nullable = (x: number): number | null => (x === x ? x : null);
+/** A book's revision (FeedBookState.revision); no actor yet is an empty book's, 0. */
+const revisionOf = (state: Readonly<FeedState> | undefined): number => (state === undefined ? 0 : state.role === 'book' ? state.revision : NaN);
 
 /**
  * What the recomputes read of each pool (ranking streams, one per engine), so that they
@@ -440,12 +454,13 @@ const nullable = (x: number): number | null => (x === x ? x : null);
  * figures are given to the books at the window's next recompute (M_KEPT), not passed
  * over. The same inputs as reading every pool, by
  * construction and by test/integration/rankings-memo.test.ts. Not kept across restarts (the first recompute
- * reads every pool traded). A feed actor rebuilt (its books back to a snapshot) empties
- * it (`hold`).
+ * reads every pool traded). A book actor rebuilt from an older snapshot empties it, one
+ * passivated and activated again does not (FeedBookState.revision, `hold`).
  */
 export class InputMemo {
   private readonly pools = new Map<string, Memo>();
-  private readonly states: Array<FeedState | undefined> = [];
+  /** The revision (FeedBookState.revision) of each book the memo vouches for, in `hold`'s order. */
+  private readonly revisions: number[] = [];
   /** Pools read from the market, pool-windows passed over, and inputs given again from the memo, since made (diagnostics, tests). */
   reads = 0;
   skips = 0;
@@ -462,16 +477,29 @@ export class InputMemo {
   }
 
   /**
-   * Keeps the memo only while the feeds it fed are the same objects: a feed actor rebuilt
-   * or read back from its snapshot has books the memo cannot vouch for.
+   * Keeps the memo only while the books it fed are as it left them (`given`): the same
+   * revision, so also after the actor was passivated and activated again (its snapshot
+   * written at passivation holds its book as it was: during a 1M-swap backlog the byte
+   * bound's LRU passivates the books between recomputes, and the memo was emptied each
+   * time); a book rebuilt from an older snapshot has books the memo cannot vouch for,
+   * and empties it.
    */
   hold(states: ReadonlyArray<FeedState | undefined>): void {
-    let same = states.length === this.states.length;
-    for (let i = 0; same && i < states.length; i++) same = states[i] === this.states[i];
+    let same = states.length === this.revisions.length;
+    for (let i = 0; same && i < states.length; i++) same = revisionOf(states[i]) === this.revisions[i];
     if (same) return;
     this.pools.clear();
-    this.states.length = 0;
-    this.states.push(...states);
+    this.revisions.length = 0;
+    for (const state of states) this.revisions.push(revisionOf(state));
+  }
+
+  /**
+   * The book at `hold`'s index `i` took a recompute's inputs, from revision `before` to
+   * `after`: the memo vouches for the new one if it vouched for the old (a book rebuilt
+   * meanwhile stays unvouched for, and the next `hold` empties the memo).
+   */
+  given(i: number, before: number, after: number): void {
+    if (this.revisions[i] === before) this.revisions[i] = after;
   }
 
   /** Forgets the pools `traded` no longer holds (after the 24h pass). */
@@ -754,7 +782,9 @@ function* readInputs(
 
 /** A book of popular, top_gainers or stocks at the cadence of its window: re-scores from `windowInputs` (its window's), then flushes. */
 export function recompute(state: FeedState, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
-  const { feed, book } = bookState(state);
+  const books = bookState(state);
+  const { feed, book } = books;
+  books.revision = ++lastRevision;
   const stocksOnly = feed === 'stocks';
   for (const [pool, input] of inputs) {
     if (input === null || (stocksOnly && !input.stock)) book.remove(pool);

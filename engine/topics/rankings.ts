@@ -218,7 +218,18 @@ export class RankingStreams {
     reading.out.delete(window);
     if (reading.out.size === 0 && this.reading === reading) this.reading = null;
     for (const feed of NON_LIVE) {
-      const flush = this.options.feeds.update(feedKey(feed, window), (state) => recompute(state, at, inputs), true);
+      const key = feedKey(feed, window);
+      const flush = this.options.feeds.update(
+        key,
+        (state) => {
+          const before = state.role === 'book' ? state.revision : NaN;
+          const flush = recompute(state, at, inputs);
+          // The memo vouches for the book as this recompute left it (InputMemo.hold).
+          if (state.role === 'book') this.memo?.given(NON_LIVE_KEYS.indexOf(key), before, state.revision);
+          return flush;
+        },
+        true,
+      );
       if (flush) this.published(feed, window, flush, at);
     }
     if (window === '24h') {
