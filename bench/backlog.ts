@@ -33,7 +33,8 @@ import { fmt, percentile } from './harness.ts';
  *   then the default;
  * - `--long-tasks MS`: this tree (and `--other`'s) logs every main-thread task longer than MS
  *   (config `debug.longTaskMs`, engine/long-tasks.ts), summed per task name;
- * - `--cpu-prof DIR`: a V8 CPU profile of each mds child in DIR;
+ * - `--cpu-prof DIR`: a V8 CPU profile of each mds child in DIR (bench/hold-profile.ts
+ *   says where the ranking recompute's holds went in one);
  * - `--semi-space MiB`: this tree's child runs with `--max-semi-space-size=MiB` instead
  *   of NODE_FLAGS' 64 (`--other` the same tree to compare young-generation sizes).
  */

@@ -7,13 +7,15 @@ import { join } from 'node:path';
  * benchmark prints when it is run with `--profile DIR`.
  */
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
+  startTime?: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

@@ -301,6 +301,8 @@ export class Engine {
         })
       : null;
     this.rankings?.start(this.ticker);
+    // A pool passivated leaves the recomputes what they read of it, so that they unpack no snapshot of a pool not traded since.
+    if (this.rankings) this.pools.beforePassivate = (pool, state) => this.rankings!.passivating(pool, state, this.clock.now());
     chartLines.start(this.ticker);
     const logRetention = new LogRetention(this.storage, this.config.ingest.logRetentionMs);
     this.checkpointer = new Checkpointer({

@@ -31,12 +31,23 @@ import { FEED_DEFAULTS, FEED_NAMES, LIVE_FEEDS, RANKING_WINDOWS, type FeedName, 
  * (feed.machine.ts).
  */
 
+/** The last book revision given (`recompute`) or read back from a snapshot in this process. */
+let lastRevision = 0;
+
 /** One (feed, window): its book. */
 export interface FeedBookState {
   role: 'book';
   feed: FeedName;
   window: RankingWindow;
   book: FeedBook;
+  /**
+   * Set by each recompute past every revision given or read back in this process
+   * (`lastRevision`), kept in its snapshot: the same revision is the same book, so the
+   * recompute's memo (InputMemo.hold) holds across a passivation and activation of the
+   * actor, not across a rebuild from an older snapshot (recomputed since or not). 0: a
+   * new book; -1: read from a snapshot written before revisions.
+   */
+  revision: number;
 }
 
 /** `feed:traded`: the pools traded in the last 24 h, with their latest trade (popular, top_gainers and stocks recompute over them). */
@@ -152,19 +163,19 @@ function initialFeed(key: string, settings: Readonly<FeedSettings>): FeedState {
   if (key === STOCK_TAGS_KEY) return { role: 'stock-tags', stockTokens: new Set() };
   const [feed, window, rest] = key.split(':') as [FeedName, RankingWindow, string | undefined];
   if (rest !== undefined || !FEED_NAMES.includes(feed) || !RANKING_WINDOWS.includes(window)) throw new Error(`feed actor: unknown key ${key}`);
-  return { role: 'book', feed, window, book: new FeedBook(feed, window, settings) };
+  return { role: 'book', feed, window, book: new FeedBook(feed, window, settings), revision: 0 };
 }
 
 /** A feed actor's snapshot (the `role` tells which). */
 type FeedSnapshot =
-  | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData }
+  | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData; revision?: number }
   | { role: 'traded'; traded: Array<[string, number, number?]> }
   | { role: 'stock-tags'; stockTokens: string[] };
 
 function toFeedSnapshot(state: FeedState): FeedSnapshot {
   switch (state.role) {
     case 'book':
-      return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData() };
+      return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData(), revision: state.revision };
     case 'traded':
       return { role: 'traded', traded: tradedRows(state.traded) };
     case 'stock-tags':
@@ -175,7 +186,8 @@ function toFeedSnapshot(state: FeedState): FeedSnapshot {
 function fromFeedSnapshot(d: FeedSnapshot, settings: Readonly<FeedSettings>): FeedState {
   switch (d.role) {
     case 'book':
-      return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings) };
+      if (d.revision !== undefined && d.revision > lastRevision) lastRevision = d.revision;
+      return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings), revision: d.revision ?? -1 };
     case 'traded': {
       // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
       const traded = new Map<string, TradedPool>();
@@ -384,7 +396,9 @@ interface Memo {
    * Per window w (RANKING_WINDOWS index), MEMO_FIELDS numbers at w × MEMO_FIELDS: the
    * pool's seq when read (-Infinity: its last input was null; NaN: not known), until when the read
    * holds (PoolWindows.stableUntil), volume_usd (NaN: null), trader_count, trade_count,
-   * price_change_pct (NaN: null).
+   * price_change_pct (NaN: null), and when the figures were kept as the pool was
+   * passivated (InputMemo.passivating), the engine time they were read at, until a
+   * recompute gives them to the books (NaN: given, or read by a recompute).
    */
   w: Float64Array;
   /**
@@ -394,13 +408,14 @@ interface Memo {
   ahead: Array<Float64Array | null>;
 }
 
-const MEMO_FIELDS = 6;
+const MEMO_FIELDS = 7;
 const M_SEQ = 0;
 const M_UNTIL = 1;
 const M_VOLUME = 2;
 const M_TRADERS = 3;
 const M_TRADES = 4;
 const M_CHANGE = 5;
+const M_KEPT = 6;
 /**
  * Steps of a window's figures kept ahead for a pool read while passivated: each until
  * (PoolWindows.stableUntil), volume_usd, trader_count, trade_count, price_change_pct,
@@ -415,6 +430,8 @@ const AHEAD_FIELDS = 5;
 const AHEAD_STEPS = 4;
 const WINDOW_INDEX: Readonly<Record<RankingWindow, number>> = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, i])) as Record<RankingWindow, number>;
 const nullable = (x: number): number | null => (x === x ? x : null);
+/** A book's revision (FeedBookState.revision); no actor yet is an empty book's, 0. */
+const revisionOf = (state: Readonly<FeedState> | undefined): number => (state === undefined ? 0 : state.role === 'book' ? state.revision : NaN);
 
 /**
  * What the recomputes read of each pool (ranking streams, one per engine), so that they
@@ -429,36 +446,60 @@ const nullable = (x: number): number | null => (x === x ? x : null);
  * priced now. A pool read while passivated (FeedMarket.resident false: its read unpacks
  * its whole snapshot) also gets the steps its figures will take as its trades leave each
  * window read (Memo.ahead, PoolWindows.figures at each stableUntil): it is not read again
- * until it trades or past the steps kept. The same inputs as reading every pool, by
+ * until it trades or past the steps kept. A pool being passivated, its state still in
+ * memory, gets the same before it goes (`passivating`: the engine's pool host calls it):
+ * the figures of each window it traded in at the passivation's time, unless the memo
+ * already holds them for its seq, and the steps ahead, so that a recompute reads no
+ * passivated pool that has not traded since (its snapshot is not unpacked). Those
+ * figures are given to the books at the window's next recompute (M_KEPT), not passed
+ * over. The same inputs as reading every pool, by
  * construction and by test/integration/rankings-memo.test.ts. Not kept across restarts (the first recompute
- * reads every pool traded). A feed actor rebuilt (its books back to a snapshot) empties
- * it (`hold`).
+ * reads every pool traded). A book actor rebuilt from an older snapshot empties it, one
+ * passivated and activated again does not (FeedBookState.revision, `hold`).
  */
 export class InputMemo {
   private readonly pools = new Map<string, Memo>();
-  private readonly states: Array<FeedState | undefined> = [];
+  /** The revision (FeedBookState.revision) of each book the memo vouches for, in `hold`'s order. */
+  private readonly revisions: number[] = [];
   /** Pools read from the market, pool-windows passed over, and inputs given again from the memo, since made (diagnostics, tests). */
   reads = 0;
   skips = 0;
   reused = 0;
   /** Pool-windows whose figures came from the steps kept ahead (`ahead`), the pool not read. */
   ahead = 0;
+  /** Pools read while passivated (FeedMarket.resident false): each a snapshot read and unpacked whole. */
+  passivatedReads = 0;
+  /** Pool-windows whose figures, or steps ahead, were kept as the pool was passivated (`passivating`). */
+  kept = 0;
 
   get size(): number {
     return this.pools.size;
   }
 
   /**
-   * Keeps the memo only while the feeds it fed are the same objects: a feed actor rebuilt
-   * or read back from its snapshot has books the memo cannot vouch for.
+   * Keeps the memo only while the books it fed are as it left them (`given`): the same
+   * revision, so also after the actor was passivated and activated again (its snapshot
+   * written at passivation holds its book as it was: during a 1M-swap backlog the byte
+   * bound's LRU passivates the books between recomputes, and the memo was emptied each
+   * time); a book rebuilt from an older snapshot has books the memo cannot vouch for,
+   * and empties it.
    */
   hold(states: ReadonlyArray<FeedState | undefined>): void {
-    let same = states.length === this.states.length;
-    for (let i = 0; same && i < states.length; i++) same = states[i] === this.states[i];
+    let same = states.length === this.revisions.length;
+    for (let i = 0; same && i < states.length; i++) same = revisionOf(states[i]) === this.revisions[i];
     if (same) return;
     this.pools.clear();
-    this.states.length = 0;
-    this.states.push(...states);
+    this.revisions.length = 0;
+    for (const state of states) this.revisions.push(revisionOf(state));
+  }
+
+  /**
+   * The book at `hold`'s index `i` took a recompute's inputs, from revision `before` to
+   * `after`: the memo vouches for the new one if it vouched for the old (a book rebuilt
+   * meanwhile stays unvouched for, and the next `hold` empties the memo).
+   */
+  given(i: number, before: number, after: number): void {
+    if (this.revisions[i] === before) this.revisions[i] = after;
   }
 
   /** Forgets the pools `traded` no longer holds (after the 24h pass). */
@@ -470,12 +511,60 @@ export class InputMemo {
     return this.pools.get(pool);
   }
 
+  /**
+   * A pool traded in the last 24 h (`entry`: its record in `traded`) is being passivated
+   * at engine time `now`, its state `s` still in memory; `stock`: its base token is a
+   * stock now. For each window it traded in at `now`: the figures the memo holds at its
+   * seq get their steps ahead if they have none (a pool read while resident gets none);
+   * otherwise its figures at `now`, their PoolWindows.stableUntil and the steps ahead are
+   * kept, to be given to the books at the window's next recompute (M_KEPT). What a read
+   * of the pool gives there is the same: its windows and info change only with its seq,
+   * and a window's figures only as trades leave it, at the times kept.
+   */
+  passivating(pool: string, s: PoolState, entry: TradedPool, now: number, stock: boolean): void {
+    let m = this.pools.get(pool);
+    let recorded = false;
+    for (let i = 0; i < RANKING_WINDOWS.length; i++) {
+      const window = RANKING_WINDOWS[i]!;
+      // Not traded in the window: a recompute gives null without reading it.
+      if (entry.at <= now - WINDOWS[window]) continue;
+      const o = i * MEMO_FIELDS;
+      if (m !== undefined && m.w[o + M_SEQ] === entry.seq) {
+        if (m.ahead[i] === null) {
+          m.ahead[i] = stepsAhead(s.windows, window, m.w[o + M_UNTIL]!);
+          this.kept++;
+        }
+        continue;
+      }
+      if (!recorded) {
+        // A stock in some book stays one for the memo (m.stock: given again, not passed over).
+        const wasStock = m !== undefined && m.stock;
+        m = this.record(pool, s, stock || wasStock);
+        recorded = true;
+      }
+      const w = m!.w;
+      const f = s.windows.figures(now, window, scratchFigures);
+      w[o + M_SEQ] = entry.seq;
+      w[o + M_UNTIL] = s.windows.stableUntil(now, window);
+      w[o + M_VOLUME] = f.volume_usd ?? NaN;
+      w[o + M_TRADERS] = f.trader_count;
+      w[o + M_TRADES] = f.trade_count;
+      w[o + M_CHANGE] = f.price_change_pct ?? NaN;
+      w[o + M_KEPT] = now;
+      m!.ahead[i] = stepsAhead(s.windows, window, w[o + M_UNTIL]!);
+      this.kept++;
+    }
+  }
+
   /** The pool's record, made (every window not known) if it has none. */
   entry(pool: string): Memo {
     let m = this.pools.get(pool);
     if (m === undefined) {
       const w = new Float64Array(RANKING_WINDOWS.length * MEMO_FIELDS);
-      for (let i = 0; i < RANKING_WINDOWS.length; i++) w[i * MEMO_FIELDS + M_SEQ] = NaN;
+      for (let i = 0; i < RANKING_WINDOWS.length; i++) {
+        w[i * MEMO_FIELDS + M_SEQ] = NaN;
+        w[i * MEMO_FIELDS + M_KEPT] = NaN;
+      }
       const ahead = new Array<Float64Array | null>(RANKING_WINDOWS.length).fill(null);
       m = { base: '', quote: '', liquidity: 0, stock: false, created_at: 0, migrated_from_pool_address: null, migrated_at: null, progress: null, complete: false, w, ahead };
       this.pools.set(pool, m);
@@ -509,11 +598,13 @@ export class InputMemo {
  */
 function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: number): Float64Array | null {
   if (from === Infinity) return null;
+  // Each step's until at once (one pass over the window, not one a step).
+  const steps = windows.leaveTimes(from, window, scratchUntils);
   let t = from;
   let o = 0;
-  for (; o < scratchAhead.length && t !== Infinity; o += AHEAD_FIELDS) {
+  for (let k = 0; k < steps; k++, o += AHEAD_FIELDS) {
     const f = windows.figures(t, window, scratchFigures);
-    const until = windows.stableUntil(t, window);
+    const until = scratchUntils[k]!;
     scratchAhead[o] = until;
     scratchAhead[o + 1] = f.volume_usd ?? NaN;
     scratchAhead[o + 2] = f.trader_count;
@@ -525,6 +616,7 @@ function stepsAhead(windows: PoolState['windows'], window: RankingWindow, from: 
   return scratchAhead.slice(0, o);
 }
 
+const scratchUntils = new Float64Array(AHEAD_STEPS);
 const scratchAhead = new Float64Array(AHEAD_STEPS * AHEAD_FIELDS);
 
 /** PoolWindows.figures' out (WindowFigures, actors/pool/windows.ts). */
@@ -605,13 +697,15 @@ function* readInputs(
     if (plan.length < windows.length) plan = new Uint8Array(windows.length);
     for (let i = 0; i < windows.length; i++) {
       const o = index[i]! * MEMO_FIELDS;
-      const seq = m === undefined ? NaN : m.w[o + M_SEQ]!;
+      // Figures kept as the pool was passivated, at `kept` (NaN: none): not in the books yet, and usable from that time on.
+      const kept = m === undefined ? NaN : m.w[o + M_KEPT]!;
+      const seq = m === undefined || now < kept ? NaN : m.w[o + M_SEQ]!;
       if (at <= since[i]!) {
         // Not traded in the window: null, unless the memo says its last input already was.
         plan[i] = seq === -Infinity ? SKIP : NULL;
       } else if (seq === entry.seq && now < m!.w[o + M_UNTIL]!) {
         const change = m!.w[o + M_CHANGE]!;
-        plan[i] = m!.stock || change > 0 || isStock(m!.base) ? MEMO : SKIP;
+        plan[i] = kept === kept || m!.stock || change > 0 || isStock(m!.base) ? MEMO : SKIP;
       } else if (seq === entry.seq && stepTo(m!, index[i]!, now)) {
         plan[i] = AHEAD;
       } else {
@@ -622,6 +716,7 @@ function* readInputs(
     const reading = needs > 0 && at > earliest;
     // Asked before the read: a passivated pool's read may activate it.
     const passivated = reading && memo !== undefined && market.resident !== undefined && !market.resident(pool);
+    if (passivated) memo.passivatedReads++;
     const s = reading ? market.pool(pool) : undefined;
     if (needs > 0) {
       reads++;
@@ -646,13 +741,19 @@ function* readInputs(
       if (p === NULL || (p === READ && s === undefined)) {
         outs[i]!.set(pool, null);
         // Known null from now on: passed over until it trades again.
-        if (memo) memo.entry(pool).w[o + M_SEQ] = -Infinity;
+        if (memo) {
+          const w = memo.entry(pool).w;
+          w[o + M_SEQ] = -Infinity;
+          w[o + M_KEPT] = NaN;
+        }
         continue;
       }
       if (p === MEMO || p === AHEAD) {
         const mm = m!;
         q ??= market.quoteUsd(mm.quote);
         outs[i]!.set(pool, memoInput(pool, mm, index[i]!, q, isStock(mm.base)));
+        // In the books from now on.
+        mm.w[o + M_KEPT] = NaN;
         if (p === MEMO) memo!.reused++;
         else memo!.ahead++;
         continue;
@@ -670,6 +771,7 @@ function* readInputs(
         w[o + M_TRADERS] = input.trader_count;
         w[o + M_TRADES] = input.trade_count;
         w[o + M_CHANGE] = input.price_change_pct ?? NaN;
+        w[o + M_KEPT] = NaN;
         // A passivated pool's figures to come, so that its trades leaving the window do not read it again.
         rec.ahead[index[i]!] = passivated ? stepsAhead(s!.windows, windows[i]!, w[o + M_UNTIL]!) : null;
       }
@@ -680,7 +782,9 @@ function* readInputs(
 
 /** A book of popular, top_gainers or stocks at the cadence of its window: re-scores from `windowInputs` (its window's), then flushes. */
 export function recompute(state: FeedState, now: number, inputs: ReadonlyMap<string, RankInput | null>): FeedFlush {
-  const { feed, book } = bookState(state);
+  const books = bookState(state);
+  const { feed, book } = books;
+  books.revision = ++lastRevision;
   const stocksOnly = feed === 'stocks';
   for (const [pool, input] of inputs) {
     if (input === null || (stocksOnly && !input.stock)) book.remove(pool);

@@ -396,6 +396,38 @@ export class PoolWindows {
     return min === Infinity ? Infinity : (min + N) * res;
   }
 
+  /**
+   * `stableUntil` at `now`, then at that time, and so on: the times window's buckets
+   * holding a trade leave it, no trade added, into `out` (ascending; the last
+   * Infinity when the window is empty by then), `out.length` at most; returns how many.
+   * One pass over the log or the ring's marks (the ranking recompute's steps ahead for a
+   * passivated pool, actors/feed/feed.actor.ts, took one pass per step).
+   */
+  leaveTimes(now: number, window: WindowName, out: Float64Array): number {
+    const max = out.length;
+    if (max === 0) return 0;
+    const r = NAMES.indexOf(window);
+    const res = RES[r]!;
+    const start = Math.floor((now > this.maxAt ? now : this.maxAt) / res) - N;
+    // The smallest distinct buckets after start, ascending, in out (n of them so far).
+    let n = 0;
+    const log = this.log;
+    if (log !== null) {
+      for (let t = 0; t < this.logLength; t += L) n = keepSmallest(out, n, Math.floor(log[t]! / res), start);
+    } else {
+      const head = this.rings[r * H + H_HEAD]!;
+      for (let half = 0; half < 2; half++) {
+        for (let bits = this.occupied[r * 2 + half]!; bits !== 0; bits &= bits - 1) {
+          const slot = half * HALF + 31 - Math.clz32(bits & -bits);
+          n = keepSmallest(out, n, head - mod(head - slot), start);
+        }
+      }
+    }
+    for (let i = 0; i < n; i++) out[i] = (out[i]! + N) * res;
+    if (n < max) out[n++] = Infinity;
+    return n;
+  }
+
   toSnapshot(): PoolWindowsSnapshot {
     const finite = (x: number) => (Number.isFinite(x) ? x : null);
     const trade = (a: ArrayLike<number>, i: number) => (Number.isFinite(a[i]!) ? [a[i]!, a[i + 1]!, a[i + 2]!, finite(a[i + 3]!)] : null);
@@ -711,4 +743,18 @@ export class PoolWindows {
     this.walletIndex.set(wallet, i);
     return i;
   }
+}
+
+/**
+ * `leaveTimes`' set: bucket `b`, if after `start`, into `out`'s first `n` (ascending,
+ * distinct), the largest dropped when `out` is full; returns how many it holds.
+ */
+function keepSmallest(out: Float64Array, n: number, b: number, start: number): number {
+  if (!(b > start)) return n;
+  let i = 0;
+  while (i < n && out[i]! < b) i++;
+  if ((i < n && out[i] === b) || i === out.length) return n;
+  for (let j = n < out.length ? n : out.length - 1; j > i; j--) out[j] = out[j - 1]!;
+  out[i] = b;
+  return n < out.length ? n + 1 : n;
 }

@@ -149,6 +149,12 @@ export class ActorHost<S> {
    */
   beforeEvict: ((key: string) => void) | null = null;
   /**
+   * Called right before an actor is passivated for a bound or as idle (its snapshot
+   * written), with its state still in memory (the engine: the ranking recompute's memo
+   * keeps what it reads of a pool, InputMemo.passivating); null: nothing.
+   */
+  beforePassivate: ((key: string, state: Readonly<S>) => void) | null = null;
+  /**
    * The engine is replaying events an earlier run logged (after its last checkpoint): an
    * actor created now without a snapshot may have existed in that run (see `load`).
    */
@@ -356,6 +362,7 @@ export class ActorHost<S> {
       this.writeSnapshot(resident);
       if (resident.dirty) return false;
     }
+    this.beforePassivate?.(resident.key, resident.state);
     this.passivate(resident);
     this.options.metrics.actorEvictions.inc({ kind: this.kind });
     return true;
@@ -435,6 +442,7 @@ export class ActorHost<S> {
       this.writeSnapshot(resident);
       if (resident.dirty) return false;
     }
+    this.beforePassivate?.(resident.key, resident.state);
     this.passivate(resident);
     return true;
   }

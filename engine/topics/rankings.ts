@@ -18,6 +18,7 @@ import {
   type FeedMarket,
   type FeedName,
   type FeedState,
+  type PoolState,
   type RankInput,
   type RankRow,
   type RankingWindow,
@@ -32,6 +33,10 @@ import type { TopicSink } from './sink.ts';
  */
 export interface FeedActors {
   get(key: string): Readonly<FeedState> | undefined;
+  /** The actor is in memory (ActorHost.isResident): `peek` then reads it where it is. */
+  isResident(key: string): boolean;
+  /** A read that leaves the actor's place in the LRU order as it is (ActorHost.peek). */
+  peek(key: string): Readonly<FeedState> | undefined;
   update<R>(key: string, change: (state: FeedState) => R, create?: boolean): R | undefined;
 }
 
@@ -172,6 +177,25 @@ export class RankingStreams {
     }
   }
 
+  /**
+   * A pool is being passivated at engine time `now` (ActorHost.beforePassivate), its
+   * state in memory: the memo keeps what the recomputes to come read of it
+   * (InputMemo.passivating), so that they read no passivated pool that has not traded
+   * since. Nothing when `traded` or `stock-tags` is not resident: no actor is activated,
+   * nor moved in the LRU order, here.
+   */
+  passivating(pool: string, s: PoolState, now: number): void {
+    const memo = this.memo;
+    const feeds = this.options.feeds;
+    if (memo === null || !s.info || !feeds.isResident(TRADED_KEY) || !feeds.isResident(STOCK_TAGS_KEY)) return;
+    const traded = feeds.peek(TRADED_KEY);
+    const entry = traded?.role === 'traded' ? traded.traded.get(pool) : undefined;
+    if (entry === undefined) return;
+    const token = s.info.base_address;
+    const tags = feeds.peek(STOCK_TAGS_KEY);
+    memo.passivating(pool, s, entry, now, this.stockMints.has(token) || (tags?.role === 'stock-tags' && tags.stockTokens.has(token)));
+  }
+
   private *recomputeJob(window: RankingWindow, at: number): Generator<void> {
     const traded = this.options.feeds.get(TRADED_KEY);
     if (traded?.role !== 'traded') return;
@@ -194,7 +218,18 @@ export class RankingStreams {
     reading.out.delete(window);
     if (reading.out.size === 0 && this.reading === reading) this.reading = null;
     for (const feed of NON_LIVE) {
-      const flush = this.options.feeds.update(feedKey(feed, window), (state) => recompute(state, at, inputs), true);
+      const key = feedKey(feed, window);
+      const flush = this.options.feeds.update(
+        key,
+        (state) => {
+          const before = state.role === 'book' ? state.revision : NaN;
+          const flush = recompute(state, at, inputs);
+          // The memo vouches for the book as this recompute left it (InputMemo.hold).
+          if (state.role === 'book') this.memo?.given(NON_LIVE_KEYS.indexOf(key), before, state.revision);
+          return flush;
+        },
+        true,
+      );
       if (flush) this.published(feed, window, flush, at);
     }
     if (window === '24h') {

@@ -13,7 +13,8 @@ import { RecordingSink } from '../helpers/recording-sink.ts';
  * so that every window's pools also leave it, gives the same `rankings` frames of every
  * feed and window, and the same books, with the memo as without it, while the memo reads
  * far fewer pools than the recomputes would; and with most pools passivated, whose
- * figures the memo keeps ahead as their trades leave the windows (InputMemo `ahead`).
+ * figures the memo keeps ahead as their trades leave the windows (InputMemo `ahead`),
+ * kept as each pool is passivated (InputMemo `passivating`).
  */
 
 const T0 = 1_767_225_600_000;
@@ -87,7 +88,12 @@ interface Run {
   engine: Engine;
 }
 
-async function run(path: string, memo: boolean, list: Array<Record<string, unknown>>, stocks: string[], residentMax?: number): Promise<Run> {
+/**
+ * `passivate`: every resident pool, then every feed actor, is passivated after each 50 events (ActorHost.passivateIfIdle,
+ * as the idle sweep does), so that the recomputes find most pools traded since their last read passivated, and the
+ * books they recompute read back from their snapshots.
+ */
+async function run(path: string, memo: boolean, list: Array<Record<string, unknown>>, stocks: string[], residentMax?: number, passivate = false): Promise<Run> {
   const overrides: Record<string, unknown> = { 'market.stockMints': stocks, ...(residentMax === undefined ? {} : { 'actors.residentMax': residentMax }) };
   const engine = await createEngine({ config: testConfig(path, overrides), rankingsMemo: memo, wallets: false, signals: false });
   const sink = new RecordingSink();
@@ -96,6 +102,7 @@ async function run(path: string, memo: boolean, list: Array<Record<string, unkno
   for (let i = 0; i < list.length; i += 50) {
     const results = await Promise.all(list.slice(i, i + 50).map((e) => engine.ingest(e)));
     expect(results.filter((x) => x.status !== 'applied')).toEqual([]);
+    if (passivate) for (const host of [engine.pools, engine.feeds!]) for (const key of host.idleKeys(Number.POSITIVE_INFINITY)) host.passivateIfIdle(key, Number.POSITIVE_INFINITY);
   }
   await engine.gate.flush();
   const books = FEED_NAMES.map((feed) => RANKING_WINDOWS.map((w) => bookOf(engine.feeds!.get(feedKey(feed, w)))?.snapshot() ?? null));
@@ -103,7 +110,7 @@ async function run(path: string, memo: boolean, list: Array<Record<string, unkno
 }
 
 describe('the ranking recompute memo', () => {
-  it('gives the same rankings frames and books as reading every pool traded at every recompute, reading far fewer, most pools passivated or none', async () => {
+  it('gives the same rankings frames and books as reading every pool traded at every recompute, reading far fewer, most pools passivated or none, and none read back from its snapshot that has not traded since it was passivated, the books passivated too', async () => {
     const dir = tempDir('rankings-memo');
     const { events, stocks } = market(2607);
     const engines: Engine[] = [];
@@ -133,6 +140,17 @@ describe('the ranking recompute memo', () => {
       expect(passivated.frames).toEqual(plain.frames);
       expect(passivated.books).toEqual(plain.books);
       expect(passivated.engine.rankings!.memo!.ahead).toBeGreaterThan(100);
+      // Every resident pool and feed actor passivated after each 50 events: each pool's figures kept as it went
+      // (InputMemo.passivating), and the memo held across the books' passivations (the same revisions), so a recompute
+      // reads back from a snapshot only a pool whose kept steps ran out.
+      const passivating = await run(`${dir.path}/passivating`, true, events, stocks, undefined, true);
+      engines.push(passivating.engine);
+      expect(passivating.frames).toEqual(plain.frames);
+      expect(passivating.books).toEqual(plain.books);
+      const kept = passivating.engine.rankings!.memo!;
+      expect(kept.reads).toBeGreaterThan(100);
+      expect(kept.passivatedReads).toBeLessThan(kept.reads / 50);
+      expect(kept.kept).toBeGreaterThan(500);
     } finally {
       for (const e of engines) await e.stop().catch(() => undefined);
       dir.cleanup();

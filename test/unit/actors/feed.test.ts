@@ -5,7 +5,7 @@ import { applyWindowOps, batchEvents, followWindow, holdSnapshot, snapshotEvent,
 import { FeedBook, longestIncreasing, type RankRow } from '../../../actors/feed/feed.logic.ts';
 import { membershipMachine, membershipStep } from '../../../actors/feed/feed.machine.ts';
 import { FEED_DEFAULTS, type RankInput } from '../../../actors/feed/feed.rules.ts';
-import { createFeedBehavior } from '../../../actors/feed/feed.actor.ts';
+import { createFeedBehavior, InputMemo, recompute, type FeedState } from '../../../actors/feed/feed.actor.ts';
 import type { PoolTradeEvent } from '../../../engine/model/index.ts';
 
 const T0 = Date.UTC(2026, 10, 27, 12, 0, 0);
@@ -339,5 +339,41 @@ describe('applyWindowOps and longestIncreasing', () => {
     expect([...longestIncreasing([3, 0, 1, 4, 2, 5])].sort()).toEqual([0, 1, 2, 5]);
     expect(longestIncreasing([]).size).toBe(0);
     expect(longestIncreasing([2, 1, 0]).size).toBe(1);
+  });
+});
+
+describe('the recompute memo across a book actor passivated or rebuilt (InputMemo.hold)', () => {
+  it('holds while the books are as the recomputes left them, read back from a snapshot too; empties for a book back to an older snapshot', () => {
+    const behavior = createFeedBehavior();
+    const roundTrip = (state: FeedState): FeedState => behavior.fromSnapshot!(structuredClone(behavior.toSnapshot!(state)));
+    const memo = new InputMemo();
+    let book = behavior.initial('popular:5m');
+    memo.hold([book]);
+    memo.entry('P1');
+    const input = pool('P1', { created_at: T0, volume_usd: 20_000, trade_count: 40, trader_count: 12, liquidity_usd: 9_000 });
+    const step = (state: FeedState, at: number): void => {
+      const before = state.role === 'book' ? state.revision : NaN;
+      recompute(state, at, new Map([['P1', input]]));
+      memo.given(0, before, state.role === 'book' ? state.revision : NaN);
+    };
+    step(book, T0 + 60_000);
+    memo.hold([book]);
+    expect(memo.size).toBe(1);
+    // Passivated and activated: another object, the same book (its snapshot written at passivation).
+    const older = behavior.toSnapshot!(book);
+    step(book, T0 + 120_000);
+    book = roundTrip(book);
+    memo.hold([book]);
+    expect(memo.size).toBe(1);
+    // Rebuilt from the snapshot before the last recompute: the memo cannot vouch for it.
+    memo.hold([behavior.fromSnapshot!(structuredClone(older))]);
+    expect(memo.size).toBe(0);
+    memo.hold([book]);
+    memo.entry('P1');
+    // Rebuilt so, and recomputed before the next hold (as many recomputes as the book the memo vouches for): still not it.
+    const rebuilt = behavior.fromSnapshot!(structuredClone(older));
+    step(rebuilt, T0 + 180_000);
+    memo.hold([rebuilt]);
+    expect(memo.size).toBe(0);
   });
 });

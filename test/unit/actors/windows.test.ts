@@ -330,7 +330,7 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     }
   });
 
-  it('stableUntil: the window reads the same up to it, and not at it (a trade has left)', () => {
+  it('stableUntil: the window reads the same up to it, and not at it (a trade has left); leaveTimes gives it and the next ones in one pass', () => {
     const names = ['1m', '5m', '1h', '6h', '24h'] as const;
     for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }]) {
       let i = 0;
@@ -342,6 +342,13 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
         for (const name of names) {
           const until = w.stableUntil(now, name);
           expect(until).toBeGreaterThan(now);
+          // leaveTimes: stableUntil at now, then at each time it gave (Infinity last once the window is empty).
+          for (const max of [1, 4, 9]) {
+            const expected: number[] = [];
+            for (let t = now; expected.length < max && t !== Infinity; ) expected.push((t = w.stableUntil(t, name)));
+            const out = new Float64Array(max);
+            expect([...out.subarray(0, w.leaveTimes(now, name, out))], `${name} ${max} at ${now}`).toEqual(expected);
+          }
           const first = at(w.read(now, [name]), 0);
           const last = Number.isFinite(until) ? until - 1 : now + 2 * WINDOWS['24h'];
           for (const t of [now + 1, Math.floor((now + last) / 2), last]) expect(at(w.read(t, [name]), 0)).toEqual(first);
