@@ -8,7 +8,6 @@ import { WalletSignals, type SignalThresholds } from '../signals/index.ts';
 import type { Signal } from '../../engine/model/index.ts';
 import { walletTradeSignals } from './wallet-signals.ts';
 import { applyBalance, applyPoolTrade, initialWallet, positionFromSnapshot, type Position, type WalletState } from './wallet.logic.ts';
-import { positionsFromColumns, positionsToColumns, type PositionColumns } from './wallet.snapshot.ts';
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */
 const AT_EVENT = new AtTrade();
@@ -72,12 +71,10 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
         applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
       } else if (e.type === 'balance') balance(state, e, ctx);
     },
-    toSnapshot: (state) => ({ wallet_address: state.wallet_address, columns: positionsToColumns(state.positions), ...(state.signals ? { cooldowns: state.signals.toData() } : {}) }),
+    toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions], ...(state.signals ? { cooldowns: state.signals.toData() } : {}) }),
     fromSnapshot: (data) => {
-      // `columns` since wallet.snapshot.ts; `positions`, a [token, Position] list, before.
-      const s = data as { wallet_address: string; columns?: PositionColumns; positions?: Array<[string, Position]>; cooldowns?: Array<[string, number]> };
-      const positions = s.columns !== undefined ? positionsFromColumns(s.columns) : new Map(s.positions!.map(([token, p]) => [token, positionFromSnapshot(p)]));
-      const state: WalletState = { wallet_address: s.wallet_address, positions };
+      const s = data as { wallet_address: string; positions: Array<[string, Position]>; cooldowns?: Array<[string, number]> };
+      const state: WalletState = { wallet_address: s.wallet_address, positions: new Map(s.positions.map(([token, p]) => [token, positionFromSnapshot(p)])) };
       if (s.cooldowns && signals) state.signals = new WalletSignals(s.wallet_address, signals, s.cooldowns);
       return state;
     },
