@@ -385,7 +385,10 @@ interface Memo {
   quote: string;
   /** liquidityQuote at the last read (a trade or a pool event moves the seq on). */
   liquidity: number;
-  /** The base token was a stock at the last read. */
+  /**
+   * The base token was a stock at some read or passivation kept: its input is given to the
+   * books again at each recompute (priced now, tagged as now), never passed over.
+   */
   stock: boolean;
   created_at: number;
   migrated_from_pool_address: string | null;
@@ -729,7 +732,10 @@ function* readInputs(
       const info = s.info!;
       q = market.quoteUsd(info.quote_address);
       stock = isStock(info.base_address);
-      if (memo) rec = memo.record(pool, s, stock);
+      // A stock once stays one for the memo, as in `passivating`: a read by one window's pass
+      // (the 5m one runs alone every other minute) must not make the others pass the pool
+      // over, whose stocks book still holds it if its token lost the tag since their last pass.
+      if (memo) rec = memo.record(pool, s, stock || (m !== undefined && m.stock));
     }
     for (let i = 0; i < windows.length; i++) {
       const p = plan[i]!;
