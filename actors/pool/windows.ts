@@ -373,27 +373,8 @@ export class PoolWindows {
    * a pool no trade has reached only past this time (actors/feed/feed.actor.ts).
    */
   stableUntil(now: number, window: WindowName): number {
-    const r = NAMES.indexOf(window);
-    const res = RES[r]!;
-    const start = Math.floor((now > this.maxAt ? now : this.maxAt) / res) - N;
-    let min = Infinity;
-    const log = this.log;
-    if (log !== null) {
-      for (let t = 0; t < this.logLength; t += L) {
-        const b = Math.floor(log[t]! / res);
-        if (b > start && b < min) min = b;
-      }
-    } else {
-      const head = this.rings[r * H + H_HEAD]!;
-      for (let half = 0; half < 2; half++) {
-        for (let bits = this.occupied[r * 2 + half]!; bits !== 0; bits &= bits - 1) {
-          const slot = half * HALF + 31 - Math.clz32(bits & -bits);
-          const b = head - mod(head - slot);
-          if (b > start && b < min) min = b;
-        }
-      }
-    }
-    return min === Infinity ? Infinity : (min + N) * res;
+    this.leaveTimes(now, window, FIRST_LEAVE);
+    return FIRST_LEAVE[0]!;
   }
 
   /**
@@ -744,6 +725,9 @@ export class PoolWindows {
     return i;
   }
 }
+
+/** `stableUntil`'s out: the first of `leaveTimes`. */
+const FIRST_LEAVE = new Float64Array(1);
 
 /**
  * `leaveTimes`' set: bucket `b`, if after `start`, into `out`'s first `n` (ascending,
