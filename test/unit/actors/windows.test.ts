@@ -272,16 +272,22 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
   const tape = randomTape(42);
   const end = tape[tape.length - 1]!.at;
   const nows = [tape[1_200]!.at, tape[1_200]!.at + 45_000, end, end + 30_000, end + 4 * 3_600_000, end + 23 * 3_600_000];
-
-  it('matches the slow oracle, counts exactly, in both modes and in between', () => {
-    for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }, { logTradesMax: LOG_TRADES_MAX }]) {
+  /** Log mode, ring mode, and log mode that turns to rings on the way. */
+  const MODES = [{ logTradesMax: Infinity }, { logTradesMax: 0 }, { logTradesMax: LOG_TRADES_MAX }];
+  /** In each mode, the tape added up to each of `times` in turn, `visit` called at each with how many trades were added. */
+  const growing = (modes: ReadonlyArray<{ logTradesMax: number }>, times: readonly number[], visit: (w: PoolWindows, now: number, added: number) => void) => {
+    for (const options of modes) {
       const w = new PoolWindows(options);
       let i = 0;
-      for (const now of nows) {
+      for (const now of times) {
         for (; i < tape.length && tape[i]!.at <= now; i++) w.add(tape[i]!);
-        expectClose(w.read(now), oracle(tape.slice(0, i), now));
+        visit(w, now, i);
       }
     }
+  };
+
+  it('matches the slow oracle, counts exactly, in both modes and in between', () => {
+    growing(MODES, nows, (w, now, added) => expectClose(w.read(now), oracle(tape.slice(0, added), now)));
   });
 
   it('reads the same, to the bit, whatever the arrival order and the mode', () => {
@@ -289,7 +295,7 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     for (const t of tape) reference.add(t);
     const expected = nows.slice(2).map((now) => reference.read(now));
     for (const seed of [1, 2, 3]) {
-      for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }, { logTradesMax: LOG_TRADES_MAX }]) {
+      for (const options of MODES) {
         const w = new PoolWindows(options);
         for (const t of shuffled(tape, seed)) w.add(t);
         expect(nows.slice(2).map((now) => w.read(now))).toEqual(expected);
@@ -315,19 +321,14 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
   });
 
   it('figures: one window into an object, what the full read gives of it', () => {
-    for (const options of [{ logTradesMax: Infinity }, { logTradesMax: 0 }, { logTradesMax: LOG_TRADES_MAX }]) {
-      const w = new PoolWindows(options);
-      let i = 0;
-      for (const now of nows) {
-        for (; i < tape.length && tape[i]!.at <= now; i++) w.add(tape[i]!);
-        const full = w.read(now);
-        const out = { volume_usd: -1 as number | null, trader_count: -1, trade_count: -1, price_change_pct: -1 as number | null };
-        full.t.forEach((name, k) => {
-          const [quotePct, usdPct] = full.pp[k]!;
-          expect(w.figures(now, name, out)).toEqual({ volume_usd: full.v[k]![1], trader_count: full.m[k], trade_count: full.tc[k], price_change_pct: usdPct ?? quotePct });
-        });
-      }
-    }
+    growing(MODES, nows, (w, now) => {
+      const full = w.read(now);
+      const out = { volume_usd: -1 as number | null, trader_count: -1, trade_count: -1, price_change_pct: -1 as number | null };
+      full.t.forEach((name, k) => {
+        const [quotePct, usdPct] = full.pp[k]!;
+        expect(w.figures(now, name, out)).toEqual({ volume_usd: full.v[k]![1], trader_count: full.m[k], trade_count: full.tc[k], price_change_pct: usdPct ?? quotePct });
+      });
+    });
   });
 
   it('stableUntil: the window reads the same up to it, and not at it (a trade has left); leaveTimes gives it and the next ones in one pass', () => {
