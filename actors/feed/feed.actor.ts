@@ -540,9 +540,7 @@ export class InputMemo {
         continue;
       }
       if (!recorded) {
-        // A stock in some book stays one for the memo (m.stock: given again, not passed over).
-        const wasStock = m !== undefined && m.stock;
-        m = this.record(pool, s, stock || wasStock);
+        m = this.record(pool, s, stock);
         recorded = true;
       }
       const w = m!.w;
@@ -582,7 +580,10 @@ export class InputMemo {
     m.base = info.base_address;
     m.quote = info.quote_address;
     m.liquidity = liquidityQuote(s);
-    m.stock = stock;
+    // A stock once stays one (Memo.stock): a read by one window's pass (the 5m one runs
+    // alone every other minute) must not make the others pass the pool over, whose stocks
+    // book still holds it if its token lost the tag since their last pass.
+    m.stock ||= stock;
     m.created_at = info.created_at;
     m.migrated_from_pool_address = info.migrated_from_pool_address;
     m.migrated_at = info.migrated_from_pool_address ? info.migrated_at : null;
@@ -732,10 +733,7 @@ function* readInputs(
       const info = s.info!;
       q = market.quoteUsd(info.quote_address);
       stock = isStock(info.base_address);
-      // A stock once stays one for the memo, as in `passivating`: a read by one window's pass
-      // (the 5m one runs alone every other minute) must not make the others pass the pool
-      // over, whose stocks book still holds it if its token lost the tag since their last pass.
-      if (memo) rec = memo.record(pool, s, stock || (m !== undefined && m.stock));
+      if (memo) rec = memo.record(pool, s, stock);
     }
     for (let i = 0; i < windows.length; i++) {
       const p = plan[i]!;
