@@ -94,7 +94,9 @@ interface Run {
  * books they recompute read back from their snapshots.
  */
 async function run(path: string, memo: boolean, list: Array<Record<string, unknown>>, stocks: string[], residentMax?: number, passivate = false): Promise<Run> {
-  const overrides: Record<string, unknown> = { 'market.stockMints': stocks, ...(residentMax === undefined ? {} : { 'actors.residentMax': residentMax }) };
+  // No passivation by wall time (actors.idleMs): what is passivated, and so the memo's counts, must not depend on how
+  // long a loaded machine takes over the events (an idle sweep past 60 s had made `ahead` non-zero where nothing is).
+  const overrides: Record<string, unknown> = { 'market.stockMints': stocks, 'actors.idleMs': 24 * HOUR, ...(residentMax === undefined ? {} : { 'actors.residentMax': residentMax }) };
   const engine = await createEngine({ config: testConfig(path, overrides), rankingsMemo: memo, wallets: false, signals: false });
   const sink = new RecordingSink();
   for (const feed of FEED_NAMES) for (const w of RANKING_WINDOWS) sink.listen(topics.rankings(feed, w));
