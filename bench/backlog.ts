@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { NODE_FLAGS, servingPort } from './child.ts';
 import { writeMarket, type MarketFile } from './fixtures/market.ts';
-import { fmt, percentile } from './harness.ts';
+import { fmt, median, percentile } from './harness.ts';
 
 /**
  * Question (issue 25): while `mds serve --source ndjson:FILE` ingests a backlog as fast
@@ -234,8 +234,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const [a, b] = plan as [BacklogRun, BacklogRun];
     // Compared: the new (this tree, or the sliced run) against the baseline (the other tree, or whole batches).
     const [now, before] = values['slice-ab'] && !values.other ? [b, a] : [a, b];
-    const med = (xs: number[]) => Float64Array.from(xs).sort()[Math.floor(xs.length / 2)]!;
-    const pick = (run: BacklogRun, f: (r: BacklogResult) => number) => med(results.get(run.label)!.map(f));
+    // The harness's median: of an even count, the mean of the middle two (this took the higher of 2 rounds).
+    const pick = (run: BacklogRun, f: (r: BacklogResult) => number) => median(results.get(run.label)!.map(f));
     const both = (name: string, f: (r: BacklogResult) => number, unit: string, digits = 1) =>
       `${name} ${pick(now, f).toFixed(digits)} against ${pick(before, f).toFixed(digits)}${unit} (${(pick(now, f) / pick(before, f)).toFixed(3)}x)`;
     console.log(
