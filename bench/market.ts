@@ -68,6 +68,8 @@ export interface ProcessRun {
   cpuUsPerEvent: number;
   peakRssMiB: number;
   heapMaxMiB: number;
+  /** The main thread's ArrayBuffer memory (typed arrays, Buffers): outside the JS heap, inside RssAnon. */
+  arrayBuffersMaxMiB: number;
   rssAnonMaxMiB: number;
   rssFileMaxMiB: number;
   /** By thirds of the swaps read: swaps/s, the heap's max, RssAnon's max (MiB). */
@@ -167,6 +169,7 @@ async function runMeasured(name: string, args: string[], input: Input, dataDir: 
     cpuUsPerEvent: last.cpuUs / input.events,
     peakRssMiB: last.hwm / 1024,
     heapMaxMiB: Math.max(...samples.map((s) => s.heapUsed)) / MiB,
+    arrayBuffersMaxMiB: Math.max(...samples.map((s) => s.arrayBuffers)) / MiB,
     rssAnonMaxMiB: Math.max(...samples.map((s) => s.rssAnon)) / 1024,
     rssFileMaxMiB: Math.max(...samples.map((s) => s.rssFile)) / 1024,
     thirds,
@@ -202,7 +205,7 @@ export function describe(run: ProcessRun): string {
   const t = run.thirds;
   return (
     `${run.name}: ${fmt(run.eventsPerS)} events/s (${fmt(run.swapsPerS)} swaps/s, ${run.seconds.toFixed(1)} s), ${run.cpuUsPerEvent.toFixed(1)} µs CPU/event, ` +
-    `peak RSS ${fmt(run.peakRssMiB)} MiB (anon max ${fmt(run.rssAnonMaxMiB)}, file max ${fmt(run.rssFileMaxMiB)}), heap max ${fmt(run.heapMaxMiB)} MiB; ` +
+    `peak RSS ${fmt(run.peakRssMiB)} MiB (anon max ${fmt(run.rssAnonMaxMiB)}, file max ${fmt(run.rssFileMaxMiB)}), heap max ${fmt(run.heapMaxMiB)} MiB, ArrayBuffers max ${fmt(run.arrayBuffersMaxMiB)} MiB; ` +
     `thirds swaps/s ${t.map((x) => fmt(x.swapsPerS)).join(' / ')} (last/first ${(t[2]!.swapsPerS / t[0]!.swapsPerS).toFixed(2)}), ` +
     `heap max by third ${t.map((x) => fmt(x.heapMaxMiB)).join(' / ')} MiB, anon max by third ${t.map((x) => fmt(x.rssAnonMaxMiB)).join(' / ')} MiB; ` +
     `data dir ${fmt((run.dataBytes / MiB) * (1e6 / run.swaps))} MiB per 1M swaps; thirds at ${run.thirdBoundsMs.join(' / ')} ms`
@@ -242,7 +245,7 @@ async function measure(shape: 'market' | 'uniform', swaps: number, pools: number
         rmSync(join(dir, `other-${r}`), { recursive: true, force: true });
         log(`#${r + 1} ${describe(o)}`);
         log(`#${r + 1} mds-other LMDB per 1M swaps by database (MiB): ${describeDbs(o)}`);
-        log(`#${r + 1} this tree / other: ${(m.eventsPerS / o.eventsPerS).toFixed(3)}x events/s, ${(m.cpuUsPerEvent / o.cpuUsPerEvent).toFixed(3)}x CPU/event, heap max ${(m.heapMaxMiB / o.heapMaxMiB).toFixed(3)}x`);
+        log(`#${r + 1} this tree / other: ${(m.eventsPerS / o.eventsPerS).toFixed(3)}x events/s, ${(m.cpuUsPerEvent / o.cpuUsPerEvent).toFixed(3)}x CPU/event, heap max ${(m.heapMaxMiB / o.heapMaxMiB).toFixed(3)}x, ArrayBuffers max ${(m.arrayBuffersMaxMiB / o.arrayBuffersMaxMiB).toFixed(3)}x, anon max ${(m.rssAnonMaxMiB / o.rssAnonMaxMiB).toFixed(3)}x`);
       }
     }
     const floorName = 'floor: JSON.parse + one lmdb-js put per event';
