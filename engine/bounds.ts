@@ -58,8 +58,9 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * its wallets trade for hours, so a count of 10,000 per kind held dead pools while a
  * replay of 100,000 wallets wrote and read back a wallet snapshot for nearly every trade.
  * Each kind estimates its actors (ActorBehavior.sizeOf, from heap measured with
- * `--expose-gc` over a market replay: a pool ~7.7 KB, a wallet ~0.4 KB + 0.7 KB a
- * position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
+ * `--expose-gc` over a market replay: a pool ~5.5 KB plus its rolling windows and
+ * distinct counters at their size (36 KB of rings once busy, ~120 B a wallet of its last
+ * 24 h), a wallet ~0.4 KB + 0.7 KB a position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
  */
 export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */

@@ -113,6 +113,11 @@ export class DistinctCounter {
     if (!state) this.hashes = new Uint32Array(4);
   }
 
+  /** Bytes of its hashes or registers (or of the snapshot's, not yet decoded). */
+  get bytes(): number {
+    return this.restored !== null ? this.restored.bytes.byteLength : this.hashes !== null ? this.hashes.byteLength : this.registers!.byteLength;
+  }
+
   private decode(): void {
     const state = this.restored!;
     this.restored = null;
@@ -214,6 +219,11 @@ export class DistinctWallets {
     this.traders = new DistinctCounter(state?.traders);
     this.buyers = new DistinctCounter(state?.buyers);
     this.sellers = new DistinctCounter(state?.sellers);
+  }
+
+  /** Bytes of the three counters' hashes or registers (at most 6 KiB). */
+  get bytes(): number {
+    return this.traders.bytes + this.buyers.bytes + this.sellers.bytes;
   }
 
   add(wallet: string, buy: boolean): void {

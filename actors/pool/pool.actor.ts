@@ -176,9 +176,15 @@ interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' 
  * A pool's heap for the resident bound (ActorBehavior.sizeOf), measured with `--expose-gc`
  * as the heap the pools' passivation freed after a market replay (100,000 swaps over
  * 10,000 pools, their trades written: 7.7 KB a pool; windows, candle buckets, counters),
- * plus the trades it holds unsaved (their encoded bytes) and the swaps it holds waiting.
+ * less what its windows and distinct counters held there (a log of ~16 trades, ~8
+ * wallets, three small hash lists: ~2.2 KB), which each pool now counts at its own size
+ * (PoolWindows.bytes, DistinctWallets.bytes); plus the trades it holds unsaved (their
+ * encoded bytes) and the swaps it holds waiting. A busy pool's windows alone (rings of
+ * 36,000 bytes, thousands of wallets in 24 h) are several times this base: counted at
+ * the base, the pools of a 10M-swap market held ~0.4-0.6 GB of ArrayBuffers past the
+ * bound (bench/README.md, market).
  */
-const POOL_BYTES = 7_700;
+const POOL_BYTES = 5_500;
 const WAITING_SWAP_BYTES = 1_000;
 
 /**
@@ -206,7 +212,7 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
       }
     },
     initial: (key, staleGaps) => initialPool(key, candles, staleGaps, trades),
-    sizeOf: (state) => POOL_BYTES + state.unsaved.byteLength + state.waiting.length * WAITING_SWAP_BYTES,
+    sizeOf: (state) => POOL_BYTES + state.unsaved.byteLength + state.waiting.length * WAITING_SWAP_BYTES + state.windows.bytes + state.distinct.bytes,
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {

@@ -133,6 +133,8 @@ const H_REGISTER = 1;
 const H_SUMS = 5;
 const H_COUNTS = H_SUMS + SUMS;
 const H = H_COUNTS + C;
+/** A wallet the windows track: its Map entry and key string, and its two last times (an estimate, as pool.actor.ts POOL_BYTES). */
+const WALLET_BYTES = 120;
 const FLOAT_BYTES = RINGS * N * F * 8;
 const BYTES = FLOAT_BYTES + RINGS * N * C * 4;
 /** Non-empty slots of a ring: two words of 30 bits (slots 0-29, 30-59). */
@@ -270,6 +272,15 @@ export class PoolWindows {
   /** Distinct wallets held (last 24h, as the 24h ring goes), for tests and memory accounting. */
   get walletCount(): number {
     return this.walletIndex.size;
+  }
+
+  /**
+   * Estimated bytes it holds (the pool's resident estimate, pool.actor.ts sizeOf): the
+   * rings' buffer (36,000 bytes) or the log's slice, and per wallet tracked its map entry,
+   * key and last times. A busy pool holds several times a quiet one's whole estimate.
+   */
+  get bytes(): number {
+    return (this.log ? this.log.byteLength : BYTES) + this.walletIndex.size * WALLET_BYTES;
   }
 
   add(trade: PoolTrade): void {

@@ -70,3 +70,19 @@ describe('DistinctWallets (HyperLogLog)', () => {
     expect(counts(copy)[1]).toBe(100); // still sparse: exact
   });
 });
+
+describe('DistinctWallets.bytes (the pool actor counts it in its resident estimate)', () => {
+  it('grows with the sparse hashes up to the dense registers, and reads a snapshot not yet decoded at its size', () => {
+    const r = rng(7);
+    const d = new DistinctWallets();
+    const first = d.bytes;
+    for (let i = 0; i < 64; i++) d.add(base58(r, 44), i % 2 === 0);
+    const sparse = d.bytes;
+    expect(sparse).toBeGreaterThan(first);
+    for (let i = 0; i < 4 * SPARSE_MAX; i++) d.add(base58(r, 44), i % 2 === 0);
+    // Three dense counters: 2,048 one-byte registers each.
+    expect(d.bytes).toBe(3 * 2_048);
+    const restored = new DistinctWallets(d.toSnapshot());
+    expect(restored.bytes).toBe(d.bytes);
+  });
+});

@@ -394,3 +394,27 @@ describe('PoolWindows arrival order, modes and snapshots', () => {
     expect(() => PoolWindows.fromSnapshot({ v: 2 })).toThrow(/version 1/);
   });
 });
+
+describe('PoolWindows.bytes (the pool actor counts it in its resident estimate)', () => {
+  it('grows with the log and the wallets tracked, takes the rings buffer on entering ring mode, and drops the wallets leaving 24h', () => {
+    const w = new PoolWindows({ logTradesMax: 8 });
+    const empty = w.bytes;
+    w.add(trade(0, 'W0', 'buy', 1, 1, 100, 0, 100));
+    const one = w.bytes;
+    expect(one).toBeGreaterThan(empty);
+    for (let i = 1; i < 8; i++) w.add(trade(i, `W${i}`, 'buy', 1, 1, 100 + i, 0, 100));
+    expect(w.mode).toBe('log');
+    const logged = w.bytes;
+    // Eight wallets and a log grown to hold eight trades.
+    expect(logged - one).toBeGreaterThanOrEqual(7 * 100);
+    w.add(trade(8, 'W8', 'buy', 1, 1, 108, 0, 100));
+    expect(w.mode).toBe('rings');
+    // The rings: five windows of 60 buckets, 12 doubles and 6 counts each.
+    expect(w.bytes).toBeGreaterThanOrEqual(5 * 60 * (12 * 8 + 6 * 4));
+    const rings = w.bytes;
+    // A day later one trade: the nine wallets before it left the 24h ring.
+    w.add(trade(86_400 + 3_000, 'W9', 'sell', 1, 1, 300_000, 0, 100));
+    expect(w.walletCount).toBe(1);
+    expect(w.bytes).toBeLessThan(rings);
+  });
+});
