@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { PoolState } from '../../actors/pool/index.ts';
 import { createEngine } from '../../engine/system.ts';
-import { base58, rng, tempDir, testConfig, WSOL } from '../helpers/fixtures.ts';
+import { base58, rng, swapMaker, tempDir, testConfig, WALLET, WSOL } from '../helpers/fixtures.ts';
 
 /**
  * Issue 25: the resident byte bound (actors.residentBytesMax) is only as good as each
  * actor's estimate. A busy pool's rolling windows (rings of 36,000 bytes past 128 trades
  * in 24 h, each wallet of the last 24 h tracked) and its distinct-wallet counters are
  * counted at their size (PoolWindows.bytes, DistinctWallets.bytes), not as a quiet
- * pool's: a 10M-swap market held ~0.4-0.6 GB of ArrayBuffers past the bound when they were not.
+ * pool's base (it was 7.7 KB for every pool, a busy one holding several times that).
  */
 describe("a pool's resident estimate", () => {
   it('counts a busy pool its windows and counters: ring buffers and every wallet of the last 24 h', async () => {
@@ -17,34 +17,31 @@ describe("a pool's resident estimate", () => {
     const engine = await createEngine({ config: testConfig(dir.path), wallets: false, signals: false, feeds: false });
     try {
       const T0 = 1_767_225_600_000;
-      let slot = 10;
-      const pool = (t: number) => {
+      // A pool of its own token, and its swaps, each by a wallet of its own (swapMaker's, the wallet replaced).
+      const pool = (t: number, seed: number) => {
         const token = base58(r, 44);
         const address = base58(r, 44);
+        const swap = swapMaker(address, WALLET, seed, 1_000);
         return {
           address,
+          swap: (at: number) => swap(at, { wallet_address: base58(r, 44), side: r() < 0.5 ? 'buy' : 'sell' }),
           events: [
-            { type: 'token', token_address: token, decimals: 6, supply_raw: '1000000000000000', symbol: 'T', name: 'T', slot: slot++, at: t },
-            { type: 'pool', pool_address: address, base_address: token, quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: t, slot: slot++ },
+            { type: 'token', token_address: token, decimals: 6, supply_raw: '1000000000000000', symbol: 'T', name: 'T', slot: 10, at: t },
+            { type: 'pool', pool_address: address, base_address: token, quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: t, slot: 10 },
           ] as Array<Record<string, unknown>>,
         };
       };
-      const swap = (address: string, t: number) => ({
-        type: 'swap', tx_hash: base58(r, 88), slot: slot++, tx_index: 0, event_index: 0, at: t, pool_address: address, wallet_address: base58(r, 44),
-        side: r() < 0.5 ? 'buy' : 'sell', base_amount_raw: String(Math.floor(1e9 + r() * 1e9)), quote_amount_raw: String(Math.floor(1e8 + r() * 1e9)),
-        base_reserve_raw: '800000000000000', quote_reserve_raw: '40000000000',
-      });
       const ingest = async (events: Array<Record<string, unknown>>) => {
         for (const e of events) expect((await engine.ingest(e)).status).toBe('applied');
         await engine.gate.flush();
       };
       await ingest([{ type: 'quote_price', quote_address: WSOL, price_usd: 150, at: T0 }]);
-      const quiet = pool(T0 + 1_000);
-      await ingest([...quiet.events, swap(quiet.address, T0 + 2_000), swap(quiet.address, T0 + 3_000)]);
+      const quiet = pool(T0 + 1_000, 100);
+      await ingest([...quiet.events, quiet.swap(T0 + 2_000), quiet.swap(T0 + 3_000)]);
       const base = engine.pools.bytes;
       // 300 trades, each by a wallet of its own, within an hour: ring mode, 300 wallets tracked.
-      const busy = pool(T0 + 4_000);
-      await ingest([...busy.events, ...Array.from({ length: 300 }, (_, i) => swap(busy.address, T0 + 5_000 + i * 10_000))]);
+      const busy = pool(T0 + 4_000, 200);
+      await ingest([...busy.events, ...Array.from({ length: 300 }, (_, i) => busy.swap(T0 + 5_000 + i * 10_000))]);
       expect(engine.pools.isResident(quiet.address) && engine.pools.isResident(busy.address)).toBe(true);
       // Less the trades it holds unsaved (counted at their encoded bytes, as before).
       const unsaved = (engine.pools.get(busy.address) as PoolState).unsaved.byteLength;
