@@ -91,22 +91,22 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const only = [...groups(positionals[0]!)].sort((x, y) => y[1].bytes - x[1].bytes);
     console.log(`self bytes in all: ${fmt(only.reduce((a, [, g]) => a + g.bytes, 0))}; largest groups: group, bytes, count`);
     for (const [key, g] of only.slice(0, Number(values.top))) console.log(`  ${key}: ${fmt(g.bytes)}, ${fmt(g.count)}`);
-    process.exit(0);
+  } else {
+    if (positionals.length !== 2) throw new Error('usage: heap-diff.ts [BEFORE.heapsnapshot] AFTER.heapsnapshot [--top 25]');
+    const before = groups(positionals[0]!);
+    const after = groups(positionals[1]!);
+    const total = (m: Map<string, Group>) => [...m.values()].reduce((a, g) => a + g.bytes, 0);
+    console.log(`self bytes in all: ${fmt(total(before))} -> ${fmt(total(after))} (${fmt(total(after) - total(before))})`);
+    const keys = new Set([...before.keys(), ...after.keys()]);
+    const rows = [...keys].map((key) => {
+      const b = before.get(key) ?? { bytes: 0, count: 0 };
+      const a = after.get(key) ?? { bytes: 0, count: 0 };
+      return { key, dBytes: a.bytes - b.bytes, dCount: a.count - b.count, a, b };
+    });
+    rows.sort((x, y) => y.dBytes - x.dBytes);
+    console.log('grew most (self bytes): group, bytes before -> after (+delta), count before -> after');
+    for (const r of rows.slice(0, Number(values.top))) console.log(`  ${r.key}: ${fmt(r.b.bytes)} -> ${fmt(r.a.bytes)} (${r.dBytes >= 0 ? '+' : ''}${fmt(r.dBytes)}), ${fmt(r.b.count)} -> ${fmt(r.a.count)}`);
+    console.log('shrank most:');
+    for (const r of rows.slice(-5).reverse()) console.log(`  ${r.key}: ${fmt(r.b.bytes)} -> ${fmt(r.a.bytes)} (${fmt(r.dBytes)}), ${fmt(r.b.count)} -> ${fmt(r.a.count)}`);
   }
-  if (positionals.length !== 2) throw new Error('usage: heap-diff.ts [BEFORE.heapsnapshot] AFTER.heapsnapshot [--top 25]');
-  const before = groups(positionals[0]!);
-  const after = groups(positionals[1]!);
-  const total = (m: Map<string, Group>) => [...m.values()].reduce((a, g) => a + g.bytes, 0);
-  console.log(`self bytes in all: ${fmt(total(before))} -> ${fmt(total(after))} (${fmt(total(after) - total(before))})`);
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  const rows = [...keys].map((key) => {
-    const b = before.get(key) ?? { bytes: 0, count: 0 };
-    const a = after.get(key) ?? { bytes: 0, count: 0 };
-    return { key, dBytes: a.bytes - b.bytes, dCount: a.count - b.count, a, b };
-  });
-  rows.sort((x, y) => y.dBytes - x.dBytes);
-  console.log('grew most (self bytes): group, bytes before -> after (+delta), count before -> after');
-  for (const r of rows.slice(0, Number(values.top))) console.log(`  ${r.key}: ${fmt(r.b.bytes)} -> ${fmt(r.a.bytes)} (${r.dBytes >= 0 ? '+' : ''}${fmt(r.dBytes)}), ${fmt(r.b.count)} -> ${fmt(r.a.count)}`);
-  console.log('shrank most:');
-  for (const r of rows.slice(-5).reverse()) console.log(`  ${r.key}: ${fmt(r.b.bytes)} -> ${fmt(r.a.bytes)} (${fmt(r.dBytes)}), ${fmt(r.b.count)} -> ${fmt(r.a.count)}`);
 }
