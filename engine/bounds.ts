@@ -95,8 +95,13 @@ export const FREE_MAX = 65_536;
 export const SPARSE_MAX = 512;
 /** Bytes of one slab of a pool's unsaved trade logs (actors/pool/slabs.ts), 1 MiB. */
 export const SLAB_BYTES = 1 << 20;
-/** Smallest chunk of a pool's unsaved trade log, in bytes (actors/pool/trade-log.ts): a quiet pool's log stays small. */
-export const CHUNK_MIN = 4_096;
+/**
+ * Smallest chunk of a pool's unsaved trade log, in bytes (actors/pool/trade-log.ts): a
+ * quiet pool's log stays small. Room for ~2 trades by the encoder's bound (~500 bytes
+ * each, 3 a character), 4-6 as encoded: most pools of a launchpad trade a few times a
+ * checkpoint, and at 4 KiB each such pool's log held ~10 times its trades.
+ */
+export const CHUNK_MIN = 1_024;
 /** Largest chunk of a pool's unsaved trade log, in bytes: chunks double from CHUNK_MIN up to it, so a hot pool's log never copies what it holds. */
 export const CHUNK_MAX = 65_536;
 /** Tombstones a token's holders allow before the first pruning pass. */

@@ -138,6 +138,16 @@ export class PoolCandles {
   /** ClosedCandleStore.folded. */
   private readonly folded: number;
 
+  /**
+   * Bytes it holds off the JS heap (the pool's resident estimate): the current buckets
+   * (1,984 bytes), older live buckets, and closed ones not yet drained.
+   */
+  get bytes(): number {
+    let older = 0;
+    for (let iv = 0; iv < COUNT; iv++) older += this.older[iv]!.length;
+    return this.current.byteLength + older * WIDTH * 8 + this.pending.data.byteLength + this.reopened.data.byteLength;
+  }
+
   /** `firstSeq`: where every series' seq starts (SEQ_STALE_GAP for a pool that may have existed before). */
   constructor(private readonly store: ClosedCandleStore, firstSeq = 0) {
     for (let iv = 0; iv < COUNT; iv++) resetBucket(this.current, iv * WIDTH, iv, Infinity);

@@ -52,6 +52,11 @@ export class CurveGain {
   /** The snapshot's bytes until first used (see above); null once decoded, or without one. */
   private restored: Uint8Array | null;
 
+  /** Bytes it holds off the JS heap (the pool's resident estimate): its ring, or the snapshot's bytes not yet decoded. */
+  get bytes(): number {
+    return (this.d?.buffer.byteLength ?? 0) + (this.restored?.byteLength ?? 0);
+  }
+
   constructor(snapshot?: Uint8Array | null) {
     this.d = null;
     this.restored = snapshot && snapshot.byteLength % 8 === 0 ? snapshot : null;

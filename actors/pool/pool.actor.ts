@@ -178,11 +178,12 @@ interface PoolSnapshot extends Omit<PoolState, 'candles' | 'closed' | 'windows' 
  * 10,000 pools, their trades written: 7.7 KB a pool; windows, candle buckets, counters),
  * less what its windows and distinct counters held there (a log of ~16 trades, ~8
  * wallets, three small hash lists: ~2.2 KB), which each pool now counts at its own size
- * (PoolWindows.bytes, DistinctWallets.bytes); plus the trades it holds unsaved (their
- * encoded bytes) and the swaps it holds waiting. A busy pool's windows alone (rings of
- * 36,000 bytes, thousands of wallets in 24 h) are several times this base: a pool of 300
- * trades by 300 wallets was counted at 7.7 KB and holds over 66 KB
- * (test/integration/pool-bytes.test.ts).
+ * (PoolWindows.bytes, DistinctWallets.bytes); plus what it holds off the JS heap, which
+ * that measure of the heap did not see (its unsaved trade logs' slab, its live and closed
+ * candles' buffers, its curve's gain ring: `bytes` of each), and the swaps it holds
+ * waiting. A busy pool's windows alone (rings of 36,000 bytes, thousands of wallets in
+ * 24 h) are several times this base: a pool of 300 trades by 300 wallets was counted at
+ * 7.7 KB and holds over 66 KB (test/integration/pool-bytes.test.ts).
  */
 const POOL_BYTES = 5_500;
 const WAITING_SWAP_BYTES = 1_000;
@@ -212,7 +213,16 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
       }
     },
     initial: (key, staleGaps) => initialPool(key, candles, staleGaps, trades),
-    sizeOf: (state) => POOL_BYTES + state.unsaved.byteLength + state.waiting.length * WAITING_SWAP_BYTES + state.windows.bytes + state.distinct.bytes,
+    sizeOf: (state) =>
+      POOL_BYTES +
+      state.unsaved.reservedBytes +
+      (state.writing?.reservedBytes ?? 0) +
+      state.waiting.length * WAITING_SWAP_BYTES +
+      state.windows.bytes +
+      state.distinct.bytes +
+      state.candles.bytes +
+      state.closed.bytes +
+      state.curveGain.bytes,
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {

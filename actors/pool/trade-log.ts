@@ -38,6 +38,12 @@ export class TradeLog implements EncodedTrades {
   length = 0;
   /** Byte size of the encodings held. */
   byteLength = 0;
+  /**
+   * Bytes of slab the log has taken (its chunks, its index pages, and the first page's
+   * earlier copies): what it holds in memory, which `byteLength` undercounts (a quiet
+   * pool's one trade is ~200 bytes of a 1 KiB chunk).
+   */
+  reservedBytes = 0;
   /** Where the bytes are, in the order appended; the last one is being filled. */
   private chunks: Buffer[] = [];
   private tail: Buffer = EMPTY_BYTES;
@@ -246,16 +252,19 @@ export class TradeLog implements EncodedTrades {
   private reserve(min: number): void {
     const pages = this.pages;
     if (this.capacity < PAGE) {
-      // Fourfold while small: fewer copies for the common pool of a few hundred trades a checkpoint.
+      // Fourfold while small: fewer copies for the common pool of a few hundred trades a
+      // checkpoint; from 4 (224 bytes), for the more common pool of a few trades.
       const capacity = this.capacity;
-      const grown = Math.min(PAGE, Math.max(32, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
+      const grown = Math.min(PAGE, Math.max(FIRST_ENTRIES, min, capacity < 1_024 ? 4 * capacity : 2 * capacity));
       const first = slabs.float64(STRIDE * grown);
+      this.reservedBytes += first.byteLength;
       if (pages.length) first.set(pages[0]!.subarray(0, STRIDE * this.length));
       pages[0] = first;
       this.capacity = grown;
     }
     while (this.capacity < min) {
       pages.push(slabs.float64(STRIDE * PAGE));
+      this.reservedBytes += 8 * STRIDE * PAGE;
       this.capacity += PAGE;
     }
   }
@@ -282,6 +291,7 @@ export class TradeLog implements EncodedTrades {
   private addChunk(min: number): Buffer {
     const chunk = slabs.bytes(Math.max(min, Math.min(CHUNK_MAX, 2 * this.tail.length || CHUNK_MIN)));
     this.chunks.push(chunk);
+    this.reservedBytes += chunk.length;
     this.tail = chunk;
     this.tailUsed = 0;
     return chunk;
@@ -294,6 +304,8 @@ const STRIDE = 7;
 const PAGE_BITS = 11;
 const PAGE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE - 1;
+/** Entries the first page has room for at first. */
+const FIRST_ENTRIES = 4;
 const EMPTY_BYTES = Buffer.alloc(0);
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
 import type { PoolState } from '../../actors/pool/index.ts';
 import { createEngine } from '../../engine/system.ts';
 import { base58, rng, swapMaker, tempDir, testConfig, WALLET, WSOL } from '../helpers/fixtures.ts';
@@ -8,7 +9,9 @@ import { base58, rng, swapMaker, tempDir, testConfig, WALLET, WSOL } from '../he
  * actor's estimate. A busy pool's rolling windows (rings of 36,000 bytes past 128 trades
  * in 24 h, each wallet of the last 24 h tracked) and its distinct-wallet counters are
  * counted at their size (PoolWindows.bytes, DistinctWallets.bytes), not as a quiet
- * pool's base (it was 7.7 KB for every pool, a busy one holding several times that).
+ * pool's base (it was 7.7 KB for every pool, a busy one holding several times that);
+ * so is what it holds off the JS heap (candle buffers, its unsaved trade log's slab),
+ * which the measure of that base (the heap) did not see.
  */
 describe("a pool's resident estimate", () => {
   it('counts a busy pool its windows and counters: ring buffers and every wallet of the last 24 h', async () => {
@@ -43,12 +46,49 @@ describe("a pool's resident estimate", () => {
       const busy = pool(T0 + 4_000, 200);
       await ingest([...busy.events, ...Array.from({ length: 300 }, (_, i) => busy.swap(T0 + 5_000 + i * 10_000))]);
       expect(engine.pools.isResident(quiet.address) && engine.pools.isResident(busy.address)).toBe(true);
-      // Less the trades it holds unsaved (counted at their encoded bytes, as before).
-      const unsaved = (engine.pools.get(busy.address) as PoolState).unsaved.byteLength;
+      // Less the trades it holds unsaved (counted at the slab its log took).
+      const unsaved = (engine.pools.get(busy.address) as PoolState).unsaved.reservedBytes;
       const busyBytes = engine.pools.bytes - base - unsaved;
       expect(busyBytes).toBeGreaterThan(5 * 60 * (12 * 8 + 6 * 4) + 300 * 100);
       // The quiet one's estimate stays about a quiet pool's.
-      expect(base).toBeLessThan(10_000);
+      expect(base).toBeLessThan(12_000);
+    } finally {
+      await engine.stop().catch(() => undefined);
+      dir.cleanup();
+    }
+  });
+
+  it('counts what a pool holds off the JS heap: its candle buffers and its unsaved log, until the log is written', async () => {
+    const dir = tempDir('pool-bytes-external');
+    const r = rng(12);
+    const engine = await createEngine({ config: testConfig(dir.path), wallets: false, signals: false, feeds: false });
+    try {
+      const T0 = 1_767_225_600_000;
+      const token = base58(r, 44);
+      const address = base58(r, 44);
+      const swap = swapMaker(address, WALLET, 300, 1_000);
+      for (const e of [
+        { type: 'quote_price', quote_address: WSOL, price_usd: 150, at: T0 },
+        { type: 'token', token_address: token, decimals: 6, supply_raw: '1000000000000000', symbol: 'T', name: 'T', slot: 10, at: T0 },
+        { type: 'pool', pool_address: address, base_address: token, quote_address: WSOL, dex: 'raydium', pool_type: 'amm', created_at: T0, slot: 10 },
+        swap(T0 + 1_000),
+        swap(T0 + 2_000),
+      ]) {
+        expect((await engine.ingest(e)).status).toBe('applied');
+      }
+      await engine.gate.flush();
+      const { sizeOf } = createPoolBehavior({ trades: null as never, candles: null as never });
+      const state = engine.pools.get(address) as PoolState;
+      const held = sizeOf!(state);
+      // The base (5,500), its windows and counters, its live candles (8 intervals × 31 doubles)
+      // and its log's first chunk (1 KiB) and index.
+      expect(held).toBeGreaterThanOrEqual(5_500 + state.windows.bytes + state.distinct.bytes + 8 * 31 * 8 + 1_024);
+      // Written and committed, the log leaves the estimate (the pool's next log is empty).
+      await engine.checkpoint();
+      await engine.storage.snapshots.committed;
+      expect(state.unsaved.length).toBe(0);
+      expect(state.writing).toBeNull();
+      expect(sizeOf!(state)).toBeLessThanOrEqual(held - 1_024);
     } finally {
       await engine.stop().catch(() => undefined);
       dir.cleanup();

@@ -118,6 +118,26 @@ describe('PoolClosedCandles', () => {
     closed.write();
     expect(closed.get('1s', 3_000)![9]).toBe(3_000);
   });
+
+  it("holds room for a quiet pool's few candles, not a write's worth, and counts what it holds (the pool's estimate)", async () => {
+    const closed = new PoolClosedCandles('P', temp.repo);
+    expect(closed.bytes).toBe(0);
+    closed.buffer.putAll(rows([candle('1m', 60_000)]));
+    // 4 rows of 31 doubles, not WRITE_AT + 16 of them (11,904 bytes per pool).
+    expect(closed.bytes).toBe(4 * 31 * 8);
+    closed.buffer.putAll(rows(Array.from({ length: WRITE_AT - 1 }, (_, i) => candle('1m', (i + 2) * 60_000))));
+    expect(closed.bytes).toBeGreaterThanOrEqual(WRITE_AT * 31 * 8);
+    // A write takes the buffer in flight, still counted; its partner takes room for a write's worth at its first row.
+    const before = closed.bytes;
+    closed.write();
+    expect(closed.bytes).toBe(before);
+    closed.buffer.putAll(rows([candle('1m', 100 * 60_000)]));
+    expect(closed.bytes).toBe(before + (WRITE_AT + 16) * 31 * 8);
+    await temp.storage.candles.committed;
+    // A snapshot's bytes count until decoded.
+    const restored = PoolClosedCandles.fromSnapshot('P', temp.repo, new Uint8Array(3 * 31 * 8));
+    expect(restored.bytes).toBe(3 * 31 * 8);
+  });
 });
 
 describe('CandlesRepo: several late candles in one write', () => {

@@ -113,6 +113,28 @@ describe('TradeLog order', () => {
   });
 });
 
+describe('TradeLog memory', () => {
+  it("reserves about a quiet pool's trades, not kilobytes, and counts every slice it takes as it grows", () => {
+    const one = new TradeLog();
+    one.insert(trade(1_000));
+    // A 1 KiB chunk and an index of 4 entries (7 numbers each).
+    expect(one.reservedBytes).toBe(1_024 + 4 * 7 * 8);
+    expect(one.reservedBytes).toBeGreaterThanOrEqual(one.byteLength);
+    const many = new TradeLog();
+    let grown = 0;
+    let last = many.reservedBytes;
+    for (let i = 0; i < 5_000; i++) {
+      many.insert(trade(1_000 + i));
+      if (many.reservedBytes !== last) grown++;
+      last = many.reservedBytes;
+    }
+    // Chunks double up to 64 KiB, the first index page fourfold up to 2,048 entries, then pages of 2,048.
+    expect(many.reservedBytes).toBeGreaterThan(many.byteLength + 5_000 * 7 * 8);
+    expect(many.reservedBytes).toBeLessThan(2 * many.byteLength + 3 * 2_048 * 7 * 8 * 2);
+    expect(grown).toBeGreaterThan(10);
+  });
+});
+
 describe('TradesRepo.write with a TradeLog', () => {
   it("splits blocks at blockMax, keyed by each block's first trade", async () => {
     const input = Array.from({ length: 1_200 }, (_, i) => trade(10_000 + i));

@@ -37,6 +37,17 @@ describe('CurveGain: the reserve at the start of the 5m window', () => {
     expect(new CurveGain().reserveAtWindowStart(60 * S)).toBeNull();
   });
 
+  it("counts its ring from the first trade, and a snapshot's bytes until they are decoded (the pool's estimate)", () => {
+    expect(new CurveGain().bytes).toBe(0);
+    const g = gainOf(trades);
+    expect(g.bytes).toBeGreaterThan(60 * 8);
+    const snapshot = g.toSnapshot()!;
+    const restored = new CurveGain(snapshot);
+    expect(restored.bytes).toBe(snapshot.byteLength);
+    expect(restored.reserveAtWindowStart(500 * S)).toBe(800);
+    expect(restored.bytes).toBe(g.bytes);
+  });
+
   it('gives the same answers whatever the arrival order, duplicates included', () => {
     const ordered = gainOf(trades);
     for (const order of [[2, 1, 0], [1, 2, 0, 2], [0, 2, 1, 1]]) {
