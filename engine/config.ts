@@ -6,6 +6,8 @@ import {
   ACTORS_RESIDENT_BYTES_MAX,
   INGEST_LINE_BYTES_MAX,
   APPLY_SLICE_MS,
+  CHECKPOINT_SHARE,
+  SLICE_SHARE_MAX_MS,
   SOLANA_WS_BACKFILL_MAX_PAGES,
   WS_BACKPRESSURE_BYTES,
   WS_BACKPRESSURE_HARD_BYTES,
@@ -112,6 +114,14 @@ export const configSchema = z
           .min(0)
           .default(5)
           .describe('longest a checkpoint or idle sweep holds the event loop at once; the rest goes to later turns (0: all in one turn)'),
+        checkpointShare: z
+          .number()
+          .min(0)
+          .max(4)
+          .default(CHECKPOINT_SHARE)
+          .describe(
+            `a checkpoint or idle sweep slice may also run up to this fraction of how long other work held the event loop since its last slice (at most ${SLICE_SHARE_MAX_MS} ms): a slice a turn is a fair share only while other turns are short too, and \`mds replay\` applies whole batches (0: checkpointSliceMs only)`,
+          ),
         restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute of the engine clock before it is stopped'),
         residentMax: z
           .number()
@@ -133,7 +143,7 @@ export const configSchema = z
           .describe('how far past residentMax or residentBytesMax, as a fraction of the bound, the evictions of applied batches may lag while later events are applied in slices (ingest.applySliceMs), half of each slice theirs; past it, events wait until the evictions are back within it (0: every batch evicted to the bound before the next event)'),
       })
       .strict()
-      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX, evictionLag: ACTORS_EVICTION_LAG }),
+      .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, checkpointShare: CHECKPOINT_SHARE, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX, evictionLag: ACTORS_EVICTION_LAG }),
     retention: z
       .object({
         tradesDays: z.number().positive().default(30).describe('trades older than this are deleted (SERVICE.md: 30 days of history), and with them the 1s and 15s candles, which are folded from the trades; longer candle intervals are kept'),

@@ -1,3 +1,5 @@
+import { SLICE_SHARE_MAX_MS } from './bounds.ts';
+
 /**
  * Work in slices: a long pass (a checkpoint over thousands of actors, a live flush over
  * thousands of pools) is a generator of steps, run for about `sliceMs` at a time so that
@@ -23,12 +25,23 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setI
  * run for a turn (Infinity: all of it now, before the first await). False when
  * `running()` turned false between slices (the engine is stopping). `took` is told how
  * long each slice held the loop (the long-task logger).
+ *
+ * `share`: a slice may also run up to that fraction of how long other work held the loop
+ * since the last one ended, at most SLICE_SHARE_MAX_MS. One turn a slice is a fair share
+ * only while the others' turns are short too: `mds replay` applies whole batches of
+ * ~200 ms, and a checkpoint of ~45,000 dirty actors at 5 ms a turn (~3 % of the loop)
+ * did not end in 170 s, every pool holding its trades until it did. A share keeps such a
+ * pass near its own pace, and leaves it at `sliceMs` while the loop's other turns are short.
  */
-export async function inSlices(steps: Iterator<void>, sliceMs: number, running: () => boolean, took?: (ms: number) => void): Promise<boolean> {
+export async function inSlices(steps: Iterator<void>, sliceMs: number, running: () => boolean, took?: (ms: number) => void, share = 0): Promise<boolean> {
+  let ended = NaN;
   for (;;) {
     const started = performance.now();
-    const done = runUntil(steps, started + sliceMs);
-    took?.(performance.now() - started);
+    const others = started - ended;
+    const budget = share > 0 && others > 0 ? Math.max(sliceMs, Math.min(SLICE_SHARE_MAX_MS, share * others)) : sliceMs;
+    const done = runUntil(steps, started + budget);
+    ended = performance.now();
+    took?.(ended - started);
     if (done) return true;
     await nextTurn();
     if (!running()) return false;

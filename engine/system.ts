@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { RecentWalletPools, createQuery, type EngineStatus, type Query, type ResearchFeed } from './query/index.ts';
 import { SourceRegistry, SourceRunner, type Source, type SourceFactory } from './sources/index.ts';
 import type { ActorBehavior } from './supervisor/index.ts';
-import { Checkpointer, ResidentBytes, checkpointOf, combineBehaviors, latestAtOf } from './supervisor/index.ts';
+import { Checkpointer, ResidentBytes, checkpointOf, combineBehaviors, latestAtOf, type SliceOptions } from './supervisor/index.ts';
 import { ActorHost } from './supervisor/index.ts';
 import { Router } from './supervisor/index.ts';
 import { StaleEpochs } from './supervisor/index.ts';
@@ -343,7 +343,7 @@ export class Engine {
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     applier.appliedSeq = Math.max(applier.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
-    const sliced = { sliceMs: actors.checkpointSliceMs };
+    const sliced = { sliceMs: actors.checkpointSliceMs, share: actors.checkpointShare };
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());
@@ -395,12 +395,12 @@ export class Engine {
   }
 
   /** Snapshots every changed actor and records the seq they all cover; with `sliceMs`, in slices (supervisor/checkpoint.ts). */
-  checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
+  checkpoint(options: SliceOptions = {}): Promise<unknown> {
     return this.checkpointer.checkpoint(options);
   }
 
   /** Snapshots and drops actors unused for `actors.idleMs` at `now`; with `sliceMs`, in slices (supervisor/checkpoint.ts). Resolves with the count. */
-  passivateIdle(now = performance.now(), options: { sliceMs?: number } = {}): Promise<number> {
+  passivateIdle(now = performance.now(), options: SliceOptions = {}): Promise<number> {
     return this.checkpointer.passivateIdle(now, options);
   }
 

@@ -36,6 +36,12 @@ export interface CheckpointDeps {
   recording?(seq: number, latestAt: number): void;
 }
 
+/** How a checkpoint or sweep runs: all at once (no `sliceMs`), or in slices of `sliceMs` and up to `share` of the loop (engine/slices.ts inSlices). */
+export interface SliceOptions {
+  sliceMs?: number;
+  share?: number;
+}
+
 /**
  * Checkpoints and passivation, in slices (the engine's timers) or at once (tests,
  * embedders, stop). Each is a generator of steps over the hosts' keys, run by
@@ -61,7 +67,8 @@ export class Checkpointer {
    * Snapshots every changed actor and records the seq they all cover. By default all in
    * the caller's turn (one transaction; the snapshots are queued when this returns).
    * With `sliceMs` (the engine's timer uses `actors.checkpointSliceMs`), in turns of
-   * about that long, so a checkpoint of thousands of pools does not hold every stream
+   * about that long (with a `share`, `actors.checkpointShare`, longer while other work
+   * holds the loop longer), so a checkpoint of thousands of pools does not hold every stream
    * and request for most of a second; one such checkpoint at a time. Resolves once the
    * checkpoint's seq is written (false: the engine stopped first).
    *
@@ -72,18 +79,18 @@ export class Checkpointer {
    * (LMDB commits transactions in order). Research records are derived from the actors:
    * one newer than C is refreshed again by the replay after C.
    */
-  checkpoint(options: { sliceMs?: number } = {}): Promise<unknown> {
+  checkpoint(options: SliceOptions = {}): Promise<unknown> {
     const sliceMs = sliceOf(options.sliceMs);
-    if (sliceMs === Infinity) return this.checkpointNow(sliceMs);
-    this.checkpointing ??= this.checkpointNow(sliceMs).finally(() => (this.checkpointing = null));
+    if (sliceMs === Infinity) return this.checkpointNow(sliceMs, 0);
+    this.checkpointing ??= this.checkpointNow(sliceMs, options.share ?? 0).finally(() => (this.checkpointing = null));
     return this.checkpointing;
   }
 
-  private async checkpointNow(sliceMs: number): Promise<unknown> {
+  private async checkpointNow(sliceMs: number, share: number): Promise<unknown> {
     const seq = this.deps.appliedSeq();
     this.deps.beginning();
-    if (!(await inSlices(this.snapshotSteps(), sliceMs, this.deps.running, this.tookCheckpoint))) return false;
-    if (!(await inSlices(this.derivedSteps(sliceMs), sliceMs, this.deps.running, this.tookCheckpoint))) return false;
+    if (!(await inSlices(this.snapshotSteps(), sliceMs, this.deps.running, this.tookCheckpoint, share))) return false;
+    if (!(await inSlices(this.derivedSteps(sliceMs), sliceMs, this.deps.running, this.tookCheckpoint, share))) return false;
     // What changed since the last slice, in the turn that writes C.
     this.longTasks.time('checkpoint:persist', () => this.deps.derived.persist());
     return this.record(seq);
@@ -129,14 +136,14 @@ export class Checkpointer {
    * the caller's turn; with `sliceMs` (the engine's sweep timer), in turns like a sliced
    * checkpoint, one such sweep at a time. Resolves with the count.
    */
-  passivateIdle(now = performance.now(), options: { sliceMs?: number } = {}): Promise<number> {
+  passivateIdle(now = performance.now(), options: SliceOptions = {}): Promise<number> {
     const sliceMs = sliceOf(options.sliceMs);
-    if (sliceMs === Infinity) return this.passivateNow(now, sliceMs);
-    this.sweeping ??= this.passivateNow(now, sliceMs).finally(() => (this.sweeping = null));
+    if (sliceMs === Infinity) return this.passivateNow(now, sliceMs, 0);
+    this.sweeping ??= this.passivateNow(now, sliceMs, options.share ?? 0).finally(() => (this.sweeping = null));
     return this.sweeping;
   }
 
-  private async passivateNow(now: number, sliceMs: number): Promise<number> {
+  private async passivateNow(now: number, sliceMs: number, share: number): Promise<number> {
     // Reads (HTTP, the research refresh) activate actors outside batches: past the bound,
     // the sweep evicts them too, in slices as the rest (one snapshot each: hundreds at
     // once held the event loop up to 169 ms during a backlog).
@@ -149,7 +156,7 @@ export class Checkpointer {
       if (!this.deps.running()) return 0;
     }
     const count = { passivated: 0 };
-    await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running, this.tookSweep);
+    await inSlices(this.passivationSteps(now, count), sliceMs, this.deps.running, this.tookSweep, share);
     return count.passivated;
   }
 
