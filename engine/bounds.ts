@@ -213,12 +213,5 @@ export const WS_SUBSCRIPTIONS_MAX = 10_000;
  */
 export const OUTBOX_BYTES = 16 * 1024;
 
-/**
- * Share of the event loop a checkpoint or idle sweep in slices may take (config
- * `actors.checkpointShare`, engine/slices.ts inSlices): a slice runs up to this fraction
- * of how long other work held the loop since the last one, so that a pass keeps pace
- * while batches hold the loop long (`mds replay`'s whole batches).
- */
-export const CHECKPOINT_SHARE = 0.5;
-/** Longest a slice grows to with that share, in ms. */
+/** Longest a checkpoint's or idle sweep's slice grows to with its share of the loop (config `actors.checkpointShare`, engine/slices.ts inSlices), in ms. */
 export const SLICE_SHARE_MAX_MS = 100;

@@ -6,7 +6,6 @@ import {
   ACTORS_RESIDENT_BYTES_MAX,
   INGEST_LINE_BYTES_MAX,
   APPLY_SLICE_MS,
-  CHECKPOINT_SHARE,
   SLICE_SHARE_MAX_MS,
   SOLANA_WS_BACKFILL_MAX_PAGES,
   WS_BACKPRESSURE_BYTES,
@@ -26,6 +25,13 @@ import { z } from 'zod';
  * left WebSocket clients without a frame meanwhile. Past it, events wait as before.
  */
 const ACTORS_EVICTION_LAG = 1 / 8;
+/**
+ * Share of the event loop a checkpoint or idle sweep in slices may take (engine/slices.ts
+ * inSlices): a slice runs up to this fraction of how long other work held the loop since
+ * the last one, so that a pass keeps pace while batches hold the loop long (`mds
+ * replay`'s whole batches).
+ */
+const CHECKPOINT_SHARE = 0.5;
 
 /**
  * The one configuration schema. Parsed once at start-up from defaults, an optional
