@@ -140,7 +140,7 @@ export class PoolCandles {
 
   /**
    * Bytes it holds off the JS heap (the pool's resident estimate): the current buckets
-   * (1,984 bytes), older live buckets, and closed ones not yet drained.
+   * (7 intervals × 31 doubles, 1,736 bytes), older live buckets, and closed ones not yet drained.
    */
   get bytes(): number {
     let older = 0;

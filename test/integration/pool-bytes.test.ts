@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPoolBehavior } from '../../actors/pool/pool.actor.ts';
 import type { PoolState } from '../../actors/pool/index.ts';
+import { INTERVAL_COUNT } from '../../engine/model/index.ts';
 import { createEngine } from '../../engine/system.ts';
 import { base58, rng, swapMaker, tempDir, testConfig, WALLET, WSOL } from '../helpers/fixtures.ts';
 
@@ -80,9 +81,9 @@ describe("a pool's resident estimate", () => {
       const { sizeOf } = createPoolBehavior({ trades: null as never, candles: null as never });
       const state = engine.pools.get(address) as PoolState;
       const held = sizeOf!(state);
-      // The base (5,500), its windows and counters, its live candles (8 intervals × 31 doubles)
-      // and its log's first chunk (1 KiB) and index.
-      expect(held).toBeGreaterThanOrEqual(5_500 + state.windows.bytes + state.distinct.bytes + 8 * 31 * 8 + 1_024);
+      // The base (5,500), its windows and counters, its live candles (a bucket of 31 doubles
+      // per interval) and its log's first chunk (1 KiB) and index.
+      expect(held).toBeGreaterThanOrEqual(5_500 + state.windows.bytes + state.distinct.bytes + INTERVAL_COUNT * 31 * 8 + 1_024);
       // Written and committed, the log leaves the estimate (the pool's next log is empty).
       await engine.checkpoint();
       await engine.storage.snapshots.committed;
