@@ -60,7 +60,8 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * Each kind estimates its actors (ActorBehavior.sizeOf, from heap measured with
  * `--expose-gc` over a market replay: a pool ~5.5 KB plus its rolling windows and
  * distinct counters at their size (36 KB of rings once busy, ~120 B a wallet of its last
- * 24 h), a wallet ~0.4 KB + 0.7 KB a position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
+ * 24 h) and what it holds off the heap (candle buffers, ~1.7 KB, its unsaved trades'
+ * slab, its curve's ring), a wallet ~0.4 KB + 0.7 KB a position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
  */
 export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */

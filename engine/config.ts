@@ -140,7 +140,7 @@ export const configSchema = z
           .int()
           .min(1)
           .default(ACTORS_RESIDENT_BYTES_MAX)
-          .describe('estimated bytes of JS heap of the actors kept in memory, every kind together; past it the least recently used actors of any kind are passivated after each batch, idle or not (each kind estimates its own: a pool ~5.5 KB plus its windows, 36 KB of rings once busy and ~120 B a wallet of its last 24 h, a wallet ~0.4 KB + 0.7 KB a position)'),
+          .describe('estimated bytes of JS heap of the actors kept in memory, every kind together; past it the least recently used actors of any kind are passivated after each batch, idle or not (each kind estimates its own: a pool ~5.5 KB plus its windows, 36 KB of rings once busy and ~120 B a wallet of its last 24 h, and the buffers it holds off the heap, ~1.7 KB of candles and the slab of its unsaved trades; a wallet ~0.4 KB + 0.7 KB a position)'),
         evictionLag: z
           .number()
           .min(0)
