@@ -14,13 +14,24 @@ import { base58, rng, swapMaker, tempDir, testConfig, WALLET, WSOL } from '../he
  * so is what it holds off the JS heap (candle buffers, its unsaved trade log's slab),
  * which the measure of that base (the heap) did not see.
  */
+const T0 = 1_767_225_600_000;
+
+/** An engine of pools and tokens only (no wallets, signals or feeds) in a temp directory, and what closes both. */
+async function open(name: string) {
+  const dir = tempDir(name);
+  const engine = await createEngine({ config: testConfig(dir.path), wallets: false, signals: false, feeds: false });
+  const close = async () => {
+    await engine.stop().catch(() => undefined);
+    dir.cleanup();
+  };
+  return { engine, close };
+}
+
 describe("a pool's resident estimate", () => {
   it('counts a busy pool its windows and counters: ring buffers and every wallet of the last 24 h', async () => {
-    const dir = tempDir('pool-bytes');
+    const { engine, close } = await open('pool-bytes');
     const r = rng(11);
-    const engine = await createEngine({ config: testConfig(dir.path), wallets: false, signals: false, feeds: false });
     try {
-      const T0 = 1_767_225_600_000;
       // A pool of its own token, and its swaps, each by a wallet of its own (swapMaker's, the wallet replaced).
       const pool = (t: number, seed: number) => {
         const token = base58(r, 44);
@@ -54,17 +65,14 @@ describe("a pool's resident estimate", () => {
       // The quiet one's estimate stays about a quiet pool's.
       expect(base).toBeLessThan(12_000);
     } finally {
-      await engine.stop().catch(() => undefined);
-      dir.cleanup();
+      await close();
     }
   });
 
   it('counts what a pool holds off the JS heap: its candle buffers and its unsaved log, until the log is written', async () => {
-    const dir = tempDir('pool-bytes-external');
+    const { engine, close } = await open('pool-bytes-external');
     const r = rng(12);
-    const engine = await createEngine({ config: testConfig(dir.path), wallets: false, signals: false, feeds: false });
     try {
-      const T0 = 1_767_225_600_000;
       const token = base58(r, 44);
       const address = base58(r, 44);
       const swap = swapMaker(address, WALLET, 300, 1_000);
@@ -91,8 +99,7 @@ describe("a pool's resident estimate", () => {
       expect(state.writing).toBeNull();
       expect(sizeOf!(state)).toBeLessThanOrEqual(held - 1_024);
     } finally {
-      await engine.stop().catch(() => undefined);
-      dir.cleanup();
+      await close();
     }
   });
 });
