@@ -8,6 +8,7 @@ import { WalletSignals, type SignalThresholds } from '../signals/index.ts';
 import type { Signal } from '../../engine/model/index.ts';
 import { walletTradeSignals } from './wallet-signals.ts';
 import { applyBalance, applyPoolTrade, initialWallet, positionFromSnapshot, type Position, type WalletState } from './wallet.logic.ts';
+import { Positions, type PackedPositions } from './positions.ts';
 
 /** The token's USD price as the actors stand at the event being applied (its main pool's). */
 const AT_EVENT = new AtTrade();
@@ -44,8 +45,10 @@ export function walletOf(e: ActorEvent): string | undefined {
 /**
  * One actor per wallet (virtual: activated by its first trade or balance, passivated
  * when idle like pools): its positions by token and their per-day rows (wallet.logic.ts). Fed `pool.trade` (the priced trade, from each token's side) and
- * `balance` events. Its snapshot is its state as it is (plain objects and arrays),
- * written at checkpoints and at passivation with the other actors': no write per trade.
+ * `balance` events. Its snapshot is its address, its positions' bytes (positions.ts:
+ * those not changed since the last snapshot or activation copied, not packed again) and
+ * its signals' cooldowns, written at checkpoints and at passivation with the other
+ * actors': no write per trade.
  */
 export function createWalletBehavior(options: { signals?: Readonly<SignalThresholds> | null } = {}): ActorBehavior<WalletState> {
   const signals = options.signals ?? null;
@@ -56,7 +59,7 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
     ...(signals ? { emits: ['signal'] } : {}),
     route: walletOf,
     initial: (key) => initialWallet(key),
-    sizeOf: (state) => WALLET_BYTES + POSITION_BYTES * state.positions.size,
+    sizeOf: (state) => WALLET_BYTES + POSITION_BYTES * state.positions.decoded + PACKED_BYTES * state.positions.size + state.positions.packedBytes,
     apply(state, e, ctx) {
       if (e.type === 'pool.trade') {
         // Before the trade changes the position: the signals read it as it was.
@@ -71,10 +74,12 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
         applyPoolTrade(state, e.base_address, e.quote_address, e.trade);
       } else if (e.type === 'balance') balance(state, e, ctx);
     },
-    toSnapshot: (state) => ({ wallet_address: state.wallet_address, positions: [...state.positions], ...(state.signals ? { cooldowns: state.signals.toData() } : {}) }),
+    toSnapshot: (state) => ({ wallet_address: state.wallet_address, packed: state.positions.toData(), ...(state.signals ? { cooldowns: state.signals.toData() } : {}) }),
     fromSnapshot: (data) => {
-      const s = data as { wallet_address: string; positions: Array<[string, Position]>; cooldowns?: Array<[string, number]> };
-      const state: WalletState = { wallet_address: s.wallet_address, positions: new Map(s.positions.map(([token, p]) => [token, positionFromSnapshot(p)])) };
+      // `positions`: a snapshot written before the packed form, every position as an object.
+      const s = data as { wallet_address: string; packed?: PackedPositions; positions?: Array<[string, Position]>; cooldowns?: Array<[string, number]> };
+      const positions = s.packed !== undefined ? Positions.fromData(s.packed) : Positions.of(s.positions!.map(([token, p]) => [token, positionFromSnapshot(p)]));
+      const state: WalletState = { wallet_address: s.wallet_address, positions };
       if (s.cooldowns && signals) state.signals = new WalletSignals(s.wallet_address, signals, s.cooldowns);
       return state;
     },
@@ -92,6 +97,8 @@ const OUT: Signal[] = [];
  */
 const WALLET_BYTES = 400;
 const POSITION_BYTES = 700;
+/** A position held only as bytes (Positions): its token key and Map entry, its bytes counted apart. */
+const PACKED_BYTES = 100;
 
 /** Wallet accounting without signals. */
 export const walletBehavior: ActorBehavior<WalletState> = createWalletBehavior();

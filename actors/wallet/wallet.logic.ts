@@ -1,5 +1,6 @@
 import { KNOWN_MINTS, TRADE, WSOL, type StoredTrade } from '../../engine/model/index.ts';
 import type { WalletSignals } from '../signals/index.ts';
+import { Positions } from './positions.ts';
 
 /**
  * Wallet accounting (DECISIONS.md, "Wallet accounting"): per wallet, a position per
@@ -107,16 +108,18 @@ export function positionFromSnapshot(p: Position): Position {
 export interface WalletState {
   wallet_address: string;
   /**
-   * By token address. A Map: an object given each wallet's own token keys would make a
-   * hidden class per wallet and key, and every lookup megamorphic.
+   * By token address, read as a Map (a Map inside: an object given each wallet's own
+   * token keys would make a hidden class per wallet and key, and every lookup
+   * megamorphic), kept packed until read (positions.ts). Changed only through
+   * `mutable` and `add`.
    */
-  positions: Map<string, Position>;
+  positions: Positions;
   /** big_win and first_buy's cooldowns (wallet-signals.ts), from the wallet's first signal on; absent with signals off. */
   signals?: WalletSignals;
 }
 
 export function initialWallet(wallet_address: string): WalletState {
-  return { wallet_address, positions: new Map() };
+  return { wallet_address, positions: new Positions() };
 }
 
 function newPosition(): Position {
@@ -124,8 +127,8 @@ function newPosition(): Position {
 }
 
 function positionOf(state: WalletState, token: string): Position {
-  let p = state.positions.get(token);
-  if (p === undefined) state.positions.set(token, (p = newPosition()));
+  let p = state.positions.mutable(token);
+  if (p === undefined) state.positions.add(token, (p = newPosition()));
   return p;
 }
 
@@ -267,7 +270,7 @@ function applyLevels(p: Position, quote: string, t: StoredTrade): void {
 export function applyBalance(state: WalletState, token: string, balance: number, slot: number, decimals: number, priceUsd: number | null): boolean {
   const existing = state.positions.get(token);
   if (existing !== undefined && slot <= existing.balanceSlot) return false;
-  const p = existing ?? positionOf(state, token);
+  const p = positionOf(state, token);
   p.balanceSlot = slot;
   p.decimals = decimals;
   const diff = balance - p.qty;
