@@ -151,8 +151,9 @@ export function openStorage(path: string): Storage {
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
   const structured = <V, K extends Key>(name: string) =>
     db<V, K>(name, { sharedStructuresKey: Symbol.for('structures') });
-  // LZ4 (lmdb-js `compression`, on lmdb's write thread) where it pays: the ingest log's
-  // NDJSON and the actors' snapshots halve, and a snapshot that shrinks under ~2 KB
+  // LZ4 (lmdb-js `compression`: each value queued from the main thread to a libuv
+  // worker, ~35 µs more main-thread time a value in a replay: bench/README.md, market)
+  // where it pays: the ingest log's NDJSON and the actors' snapshots halve, and a snapshot that shrinks under ~2 KB
   // leaves LMDB's overflow pages (a 4 KB page per started 4 KB). Not the trade blocks
   // (random base58 signatures and wallets: 3 % smaller) nor the small indexes. A value
   // written without it starts with a byte under 250 and is read as it is, so data
