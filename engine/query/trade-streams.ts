@@ -36,44 +36,97 @@ export function take<T>(source: Iterator<T>, limit: number): { items: T[]; hasMo
 
 /** Generations RecentWalletPools keeps (one a checkpoint). */
 const GENERATIONS = 3;
+/** Chains of a generation (a power of two): a wallet's pairs are found by a hash of its address. */
+const CHAINS = 1 << 17;
+
+/**
+ * One generation of RecentWalletPools: (wallet, pool) pairs in typed arrays, each its
+ * wallet's 32-bit hash, its pool's index in `pools` and the next pair of its chain
+ * (-1: none). Keyed by the addresses, a map of every wallet that traded over three
+ * checkpoints held 61 MiB of tables 3 minutes into `mds replay` of 1M swaps over 50,000
+ * pools, and grew with history (a replay's checkpoints take longer as history grows,
+ * and its generations with them; bench/README.md, market): here a pair is 12 bytes, a
+ * pool traded in the generation its Map entry, the wallets' addresses are not kept.
+ */
+class Generation {
+  readonly heads = new Int32Array(CHAINS).fill(-1);
+  hash = new Int32Array(1024);
+  pool = new Int32Array(1024);
+  next = new Int32Array(1024);
+  size = 0;
+  readonly poolIds = new Map<string, number>();
+  readonly pools: string[] = [];
+
+  note(h: number, address: string): void {
+    let id = this.poolIds.get(address);
+    if (id === undefined) {
+      id = this.pools.length;
+      this.poolIds.set(address, id);
+      this.pools.push(address);
+    }
+    const c = h & (CHAINS - 1);
+    for (let i = this.heads[c]!; i >= 0; i = this.next[i]!) if (this.hash[i] === h && this.pool[i] === id) return;
+    if (this.size === this.hash.length) {
+      this.hash = grow(this.hash);
+      this.pool = grow(this.pool);
+      this.next = grow(this.next);
+    }
+    const i = this.size++;
+    this.hash[i] = h;
+    this.pool[i] = id;
+    this.next[i] = this.heads[c]!;
+    this.heads[c] = i;
+  }
+
+  into(h: number, out: Set<string>): void {
+    for (let i = this.heads[h & (CHAINS - 1)]!; i >= 0; i = this.next[i]!) if (this.hash[i] === h) out.add(this.pools[this.pool[i]!]!);
+  }
+}
+
+function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
 
 /**
  * Which pools may hold a wallet's trades in memory only (a pool's unsaved log, or the
  * batch being written: pool.actor.ts), for GET /wallets/{wallet}/trades: the stored
  * ones are in the wallet index (storage/wallet-index.ts). Each trade notes its pool
- * under its wallet in the current generation; every checkpoint starts a new one and
- * drops the oldest of GENERATIONS. A trade leaves memory at the commit of its pool's
- * first write after it was applied: at the next checkpoint, or the one after when a
- * write was still in flight at that one. Per trade: a map lookup, and a set check for
- * a wallet in several pools (one pool, the common case, is kept as its address alone:
- * no set per wallet).
+ * under its wallet (by a hash of the address: Generation) in the current generation;
+ * every checkpoint starts a new one and drops the oldest of GENERATIONS. A trade leaves
+ * memory at the commit of its pool's first write after it was applied: at the next
+ * checkpoint, or the one after when a write was still in flight at that one. Another
+ * wallet of the same 32-bit hash would add its pools to `pools`: the reads filter each
+ * pool's trades by wallet, so such a pool costs a read and gives nothing. Per trade: the
+ * address's hash, a map lookup of the pool and a walk of a chain (pairs / 2^17 long).
  */
 export class RecentWalletPools {
-  private generations: Array<Map<string, string | Set<string>>> = [new Map()];
+  private generations: Generation[] = [new Generation()];
 
   note(wallet: string, pool: string): void {
-    const current = this.generations[0]!;
-    const pools = current.get(wallet);
-    if (pools === undefined) current.set(wallet, pool);
-    else if (typeof pools !== 'string') pools.add(pool);
-    else if (pools !== pool) current.set(wallet, new Set([pools, pool]));
+    this.generations[0]!.note(hashOf(wallet), pool);
   }
 
   /** A checkpoint starts. */
   rotate(): void {
-    this.generations.unshift(new Map());
+    this.generations.unshift(new Generation());
     if (this.generations.length > GENERATIONS) this.generations.pop();
   }
 
   pools(wallet: string): Set<string> {
     const out = new Set<string>();
-    for (const g of this.generations) {
-      const pools = g.get(wallet);
-      if (typeof pools === 'string') out.add(pools);
-      else if (pools) for (const p of pools) out.add(p);
-    }
+    const h = hashOf(wallet);
+    for (const g of this.generations) g.into(h, out);
     return out;
   }
+}
+
+/** FNV-1a over the address's UTF-16 code units. */
+function hashOf(address: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < address.length; i++) h = Math.imul(h ^ address.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
 /** The wallet's trades among a pool's trades in memory (unsaved, and being written), in the window's order. */
