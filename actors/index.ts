@@ -1,7 +1,7 @@
 /** The actor kinds the engine runs by default. */
 export { quotePriceBehavior } from './quote-price/index.ts';
 export { latestQuotePrice, quotePriceAt, type QuotePriceState } from './quote-price/index.ts';
-export { createPoolBehavior } from './pool/index.ts';
+export { createPoolBehavior, murmur3 } from './pool/index.ts';
 export { createTokenBehavior, tokenBehavior } from './token/index.ts';
 export type { PoolState } from './pool/index.ts';
 export type { TokenState } from './token/index.ts';

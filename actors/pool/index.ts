@@ -1,6 +1,6 @@
 /** The entry point of actors/pool/: what other folders may import from it (STYLE.md 3). */
 export { candleAt, candleSeries, cutOf, graduationOf, type Graduation } from './candle-series.ts';
-export { DistinctCounter } from './distinct.ts';
+export { DistinctCounter, murmur3 } from './distinct.ts';
 export { computeHeat } from './heat.ts';
 export { AtTrade, countCandleChanges, createPoolBehavior, takeCandleChanges, type CandleTaking } from './pool.actor.ts';
 export { memoryTrades, poolTrades } from './pool-trades.ts';

@@ -1,4 +1,4 @@
-import { memoryTrades, type PoolState } from '../../actors/index.ts';
+import { memoryTrades, murmur3, type PoolState } from '../../actors/index.ts';
 import { TRADE, type StoredTrade, type TradeSpan } from '../model/index.ts';
 
 /**
@@ -122,12 +122,8 @@ export class RecentWalletPools {
   }
 }
 
-/** FNV-1a over the address's UTF-16 code units. */
-function hashOf(address: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < address.length; i++) h = Math.imul(h ^ address.charCodeAt(i), 0x01000193);
-  return h | 0;
-}
+/** The address's 32-bit hash as the pairs hold it (signed, an Int32Array's). */
+const hashOf = (address: string): number => murmur3(address) | 0;
 
 /** The wallet's trades among a pool's trades in memory (unsaved, and being written), in the window's order. */
 export function* walletTradesInMemory(state: PoolState, wallet: string, w: TradeSpan): Generator<StoredTrade> {
