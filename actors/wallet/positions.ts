@@ -106,10 +106,6 @@ export class Positions {
     for (const v of this.map.values()) yield typeof v === 'number' ? decodeAt(this.packed!, v) : v;
   }
 
-  keys(): IterableIterator<string> {
-    return this.map.keys();
-  }
-
   /**
    * The positions as bytes, in order, for a snapshot: the same object when nothing was
    * added or changed since the last (or since read), else new bytes, those of positions

@@ -59,7 +59,7 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
     ...(signals ? { emits: ['signal'] } : {}),
     route: walletOf,
     initial: (key) => initialWallet(key),
-    sizeOf: (state) => WALLET_BYTES + POSITION_BYTES * state.positions.decoded + PACKED_BYTES * state.positions.size + state.positions.packedBytes,
+    sizeOf: (state) => WALLET_BYTES + POSITION_BYTES * state.positions.decoded + PACKED_BYTES * (state.positions.size - state.positions.decoded) + state.positions.packedBytes,
     apply(state, e, ctx) {
       if (e.type === 'pool.trade') {
         // Before the trade changes the position: the signals read it as it was.
@@ -97,7 +97,7 @@ const OUT: Signal[] = [];
  */
 const WALLET_BYTES = 400;
 const POSITION_BYTES = 700;
-/** A position held only as bytes (Positions): its token key and Map entry, its bytes counted apart. */
+/** A position held only as bytes (Positions): its token key and Map entry (a decoded one's are in POSITION_BYTES), its bytes counted apart. */
 const PACKED_BYTES = 100;
 
 /** Wallet accounting without signals. */

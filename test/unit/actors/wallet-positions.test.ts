@@ -44,7 +44,7 @@ describe('a wallet`s positions, packed until read', () => {
   it('give back every position, in order, from their bytes, decoding only those read', () => {
     const s = wallet();
     const data = s.positions.toData();
-    expect(data.tokens).toEqual([...s.positions.keys()]);
+    expect(data.tokens).toEqual([...s.positions].map(([token]) => token));
     const back = Positions.fromData(data);
     expect(back.size).toBe(s.positions.size);
     expect(back.decoded).toBe(0);
