@@ -88,6 +88,30 @@ describe('a wallet`s positions, packed until read', () => {
     expect(state.positions.toData()).toBe(third);
   });
 
+  it('hold no position decoded after a snapshot, and read and change them as before it', () => {
+    const s = wallet();
+    const state: WalletState = { wallet_address: WALLET, positions: Positions.fromData(s.positions.toData()) };
+    // Three read, one of them changed by a trade: four held decoded.
+    for (const token of TOKENS.slice(0, 3)) state.positions.get(token);
+    applyPoolTrade(state, TOKENS[6]!, WSOL, trade(T0 + 90 * 3_600_000, true, 40, 0.04, 155));
+    applyPoolTrade(s, TOKENS[6]!, WSOL, trade(T0 + 90 * 3_600_000, true, 40, 0.04, 155));
+    expect(state.positions.decoded).toBe(4);
+    const written = state.positions.toData();
+    expect(state.positions.decoded).toBe(0);
+    // A snapshot with nothing changed since lets go of those read, and is the same bytes.
+    state.positions.get(TOKENS[2]!);
+    expect(state.positions.decoded).toBe(1);
+    expect(state.positions.toData()).toBe(written);
+    expect(state.positions.decoded).toBe(0);
+    // Decoded again on the next read, as the wallet never packed gives them.
+    expect(plain(state)).toEqual(plain(s));
+    applyPoolTrade(state, TOKENS[6]!, WSOL, trade(T0 + 91 * 3_600_000, false, 20, 0.03, 150));
+    applyPoolTrade(s, TOKENS[6]!, WSOL, trade(T0 + 91 * 3_600_000, false, 20, 0.03, 150));
+    expect(state.positions.decoded).toBe(1);
+    expect(state.positions.get(TOKENS[6]!)).toEqual(s.positions.get(TOKENS[6]!));
+    expect(Positions.fromData(state.positions.toData()).get(TOKENS[6]!)).toEqual(s.positions.get(TOKENS[6]!));
+  });
+
   it('go through LMDB as the wallet`s snapshot, and a snapshot of the earlier form (every position an object) still reads', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mds-positions-'));
     dirs.push(dir);
