@@ -77,11 +77,15 @@ export interface Storage {
   readonly env: RootDatabase;
   /** ingest seq of a batch's first event → the batch (raw bytes: read with `logBytes`). */
   readonly ingestLog: Database<LogBatch, number>;
+  /** `ingestLog` for writing: LZ4 without a dictionary (see openStorage); read through `ingestLog`. */
+  readonly ingestLogWrites: Database<LogBatch, number>;
   /** [identity bucket, batch seq] → the bucket's identities that batch added (joined by '\n', or an array for labels); what makes ingest idempotent. */
   readonly identities: Database<string[] | string, [string, number]>;
   readonly deadLetters: Database<DeadLetter, number>;
   /** actor id (`<kind>:<key>`) → snapshot. */
   readonly snapshots: Database<Snapshot, string>;
+  /** `snapshots` for writing: LZ4 without a dictionary (see openStorage); read through `snapshots`. */
+  readonly snapshotWrites: Database<Snapshot, string>;
   /** engine-wide values: the checkpoint seq. */
   readonly meta: Database<unknown, string>;
   /** mint → decimals, for mints seen in a `token` event. */
@@ -159,13 +163,23 @@ export function openStorage(path: string): Storage {
   // written without it starts with a byte under 250 and is read as it is, so data
   // directories written before keep working (lmdb-js marks compressed values 254/255).
   const compressed = { compression: { threshold: COMPRESSION_THRESHOLD_BYTES } };
+  // What mds writes there goes through a second handle of the same database whose LZ4
+  // has no dictionary. lmdb-js's default one (5.4 KB of text) is loaded into the
+  // compressor for each value and buys nothing on msgpack (a pool's snapshot 2,876
+  // against 2,865 bytes stored): ~15 µs of a worker's CPU and ~5 µs of the main thread's
+  // a compressed put (bench/README.md, market). A block compressed without a
+  // dictionary decompresses the same with one, so the handles that read keep the
+  // default: values written before, with it, still read.
+  const writes = { compression: { threshold: COMPRESSION_THRESHOLD_BYTES, dictionary: Buffer.alloc(0) } };
   return {
     path,
     env,
     ingestLog: db('ingest_log', { encoding: 'binary', ...compressed }),
+    ingestLogWrites: db('ingest_log', { encoding: 'binary', ...writes }),
     identities: db('identities'),
     deadLetters: structured('dead_letters'),
     snapshots: db('snapshots', compressed),
+    snapshotWrites: db('snapshots', writes),
     meta: db('meta'),
     mints: db('mints'),
     accounts: structured('accounts'),

@@ -407,7 +407,7 @@ export class IngestGate implements IngestSink {
     const { storage } = this;
     // All puts of one event turn commit in one LMDB transaction, so the log batch,
     // its identities and its mints are durable together or not at all.
-    const write = storage.ingestLog.put(batch.firstSeq, bytes);
+    const write = storage.ingestLogWrites.put(batch.firstSeq, bytes);
     this.identities.writeStaged(batch.firstSeq);
     for (const [mint, decimals] of batch.mints) storage.mints.put(mint, decimals);
     this.inFlight++;

@@ -95,4 +95,45 @@ describe('compressed ingest log and snapshots', () => {
     expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
     expect(e.query.status().ingested).toBe(events.length);
   });
+
+  it('writes LZ4 without a dictionary, and reads what was compressed with lmdb-js`s default one', async () => {
+    const events = [...swapStream(1_000, 8, 41, true)];
+    const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
+    let e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
+    for (let i = 0; i < events.length; i += 250) await Promise.all(events.slice(i, i + 250).map((ev) => e.ingest(ev)));
+    await e.checkpoint();
+    const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
+    await e.stop();
+    const storage = openStorage(temp.dir.path);
+    const log = [...storage.ingestLog.getRange({})].map(({ key, value }) => [key, Buffer.from(value)] as const);
+    const snaps = [...storage.snapshots.getRange({})].map(({ key, value }) => [key, value] as const);
+    await storage.close();
+    // As mds wrote them: compressed, and without the dictionary, so no smaller than
+    // lmdb-js compresses them with it (a second environment, the default dictionary).
+    const asWritten = storedValues(temp.dir.path, 'snapshots');
+    expect(asWritten.some((v) => v[0] === LZ4_MARK)).toBe(true);
+    const env = open({ path: temp.dir.path, maxDbs: 32, noSubdir: false });
+    const dictLog = env.openDB<Buffer, number>({ name: 'ingest_log', encoding: 'binary', compression: { threshold: COMPRESSION_THRESHOLD_BYTES } } as never);
+    const dictSnaps = env.openDB<unknown, string>({ name: 'snapshots', encoding: 'msgpack', compression: { threshold: COMPRESSION_THRESHOLD_BYTES } } as never);
+    for (const [key, value] of log) dictLog.put(key, value);
+    for (const [key, value] of snaps) dictSnaps.put(key, value);
+    await dictSnaps.committed;
+    await env.close();
+    const withDictionary = storedValues(temp.dir.path, 'snapshots');
+    // Compressed with the dictionary some differ (its matches), at about the same size.
+    expect(withDictionary.length).toBe(asWritten.length);
+    expect(withDictionary.some((v, i) => v[0] === LZ4_MARK && !v.equals(asWritten[i]!))).toBe(true);
+    const size = (vs: Buffer[]) => vs.reduce((n, v) => n + v.length, 0);
+    expect(size(asWritten)).toBeLessThan(1.1 * size(withDictionary));
+
+    // An mds reads them: the log's events and every pool as before.
+    const again = openStorage(temp.dir.path);
+    try {
+      expect([...readLog(again, 1)].map((x) => identityOf(x.event))).toEqual(events.map((ev) => identityOf(ev as IngestEvent)));
+    } finally {
+      await again.close();
+    }
+    e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
+    expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+  });
 });
