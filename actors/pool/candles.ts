@@ -1,5 +1,5 @@
 import { CANDLE_LATENESS_MS, CANDLE_LIVE_BUCKETS_MAX } from '../../engine/bounds.ts';
-import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, mergeTrade, resetBucket, storedInto, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
+import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, mergeTrade, resetBucket, storedInto, storedLength, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
 import { copyBucket, newBucket, releaseBucket } from './candles.bucket.ts';
 import type { PoolTrade } from './trade.ts';
 
@@ -62,16 +62,70 @@ export interface SeriesOptions {
   limit: number;
 }
 
-/** toSnapshot's shape: plain numbers, strings, arrays and nulls. */
+/** toSnapshot's shape: plain numbers, arrays, nulls and binaries. */
 export interface CandlesSnapshot {
   v: 1;
   newest_at: number | null;
   closed_before: (number | null)[];
   seq: number[];
-  live: StoredCandle[];
-  pending: StoredCandle[];
+  /** The live buckets, by interval then start (encodeBuckets); `live` in snapshots written before. */
+  liveRows?: Uint8Array;
+  /** Closed buckets not yet drained (pending, then reopened: encodeBuckets); `pending` in snapshots written before. */
+  pendingRows?: Uint8Array;
+  /** Snapshots written before liveRows: each live bucket as a StoredCandle. */
+  live?: StoredCandle[];
+  /** Snapshots written before pendingRows. */
+  pending?: StoredCandle[];
   /** Changed and not yet taken: interval index, start_at, interval index, ... */
   changed: number[];
+}
+
+/**
+ * Buckets (each `at[i]` in `from[i]`) as one binary for a pool's snapshot: per bucket its
+ * stored length n (16, 26 or 30: storedLength), then its row (its interval's index and
+ * items 1..n-1 of its StoredCandle), as doubles. A pool's 7-8 live buckets were as many
+ * msgpack arrays of up to 30 numbers (~1.6 KB, the largest part of its snapshot), each
+ * number boxed on the way out, type-checked by msgpack and boxed again on the way in.
+ */
+function encodeBuckets(from: Float64Array[], at: number[]): Uint8Array {
+  let size = 0;
+  for (let i = 0; i < from.length; i++) size += storedLength(from[i]!, at[i]!) + 1;
+  const out = new Float64Array(size);
+  let p = 0;
+  for (let i = 0; i < from.length; i++) {
+    const d = from[i]!;
+    const o = at[i]!;
+    const n = storedLength(d, o);
+    out[p] = n;
+    out[p + 1] = d[o + IV]!;
+    for (let k = START; k < n; k++) out[p + 1 + k] = d[o + k]!;
+    p += n + 1;
+  }
+  return new Uint8Array(out.buffer);
+}
+
+/** A snapshot's live and pending buckets as StoredCandles, whichever form it was written in (tests, diagnostics). */
+export function snapshotCandles(s: CandlesSnapshot): { live: StoredCandle[]; pending: StoredCandle[] } {
+  const d = newBucket(0, 0);
+  const live: StoredCandle[] = [...(s.live ?? [])];
+  const pending: StoredCandle[] = [...(s.pending ?? [])];
+  if (s.liveRows) decodeBuckets(s.liveRows, d, () => live.push(toStored(d, 0)));
+  if (s.pendingRows) decodeBuckets(s.pendingRows, d, () => pending.push(toStored(d, 0)));
+  releaseBucket(d);
+  return { live, pending };
+}
+
+/** encodeBuckets' buckets, each filled into `d` at 0 and handed to `each` with its interval's index. */
+function decodeBuckets(bytes: Uint8Array, d: Float64Array, each: (iv: number) => void): void {
+  // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
+  const f = new Float64Array(new Uint8Array(bytes).buffer);
+  for (let p = 0; p < f.length; ) {
+    const n = f[p]!;
+    const iv = f[p + 1]!;
+    storedInto(f.subarray(p + 1, p + 1 + n) as unknown as number[], iv, d, 0);
+    each(iv);
+    p += n + 1;
+  }
 }
 
 // Module-local copies of what `add` touches per trade. When a CommonJS entry loads
@@ -464,19 +518,38 @@ export class PoolCandles {
   }
 
   toSnapshot(): CandlesSnapshot {
-    const live: StoredCandle[] = [];
-    for (let iv = 0; iv < COUNT; iv++) for (const d of this.liveIn(iv, -Infinity, Infinity)) live.push(toStored(d, 0));
-    const pending: StoredCandle[] = [];
-    for (const rows of [this.pending, this.reopened]) for (let i = 0; i < rows.length; i++) pending.push(rows.stored(i));
-    return {
+    const from: Float64Array[] = [];
+    const at: number[] = [];
+    for (let iv = 0; iv < COUNT; iv++) {
+      for (const d of this.older[iv]!) {
+        from.push(d);
+        at.push(0);
+      }
+      if (this.current[iv * WIDTH + START_AT] !== Infinity) {
+        from.push(this.current);
+        at.push(iv * WIDTH);
+      }
+    }
+    const snapshot: CandlesSnapshot = {
       v: 1,
       newest_at: Number.isFinite(this.newestAt) ? this.newestAt : null,
       closed_before: this.closedBefore.map((x) => (Number.isFinite(x) ? x : null)),
       seq: [...this.seq],
-      live,
-      pending,
+      liveRows: encodeBuckets(from, at),
       changed: [...this.changed],
     };
+    if (this.pending.length + this.reopened.length > 0) {
+      from.length = 0;
+      at.length = 0;
+      for (const rows of [this.pending, this.reopened]) {
+        for (let i = 0; i < rows.length; i++) {
+          from.push(rows.data);
+          at.push(CandleRows.offset(i));
+        }
+      }
+      snapshot.pendingRows = encodeBuckets(from, at);
+    }
+    return snapshot;
   }
 
   /**
@@ -495,20 +568,27 @@ export class PoolCandles {
     }
     // Live buckets come by interval, ascending: the last of each interval is its current one.
     const d = newBucket(0, 0);
-    for (const stored of s.live) {
-      storedInto(stored, intervalIndex(stored[0]), d, 0);
-      const iv = d[IV]!;
+    const live = (iv: number) => {
       const o = iv * WIDTH;
       if (c.current[o + START_AT] !== Infinity) c.older[iv]!.push(copyBucket(c.current, o));
       c.current.set(d, o);
-    }
+    };
     // Whether a pending candle was handed out before is not kept: replace, to be safe.
     // A folded interval's (in a snapshot written before it was folded) is the store's.
-    for (const stored of s.pending) {
+    const pending = (iv: number) => {
+      if ((c.folded & (1 << iv)) === 0) c.reopened.push(d, 0);
+    };
+    if (s.liveRows) decodeBuckets(s.liveRows, d, live);
+    for (const stored of s.live ?? []) {
       const iv = intervalIndex(stored[0]);
-      if ((c.folded & (1 << iv)) !== 0) continue;
       storedInto(stored, iv, d, 0);
-      c.reopened.push(d, 0);
+      live(iv);
+    }
+    if (s.pendingRows) decodeBuckets(s.pendingRows, d, pending);
+    for (const stored of s.pending ?? []) {
+      const iv = intervalIndex(stored[0]);
+      storedInto(stored, iv, d, 0);
+      pending(iv);
     }
     releaseBucket(d);
     c.changed = [...s.changed];
