@@ -11,7 +11,8 @@ interface DbStats {
 /**
  * Keyed by each database's LMDB name, which lmdb-js's openDB sets as `name` on the
  * handle (null on the root database, `env`). Storage may open one database twice
- * (tradeBlocks is `trades` read as bytes): each name is counted once. Databases that
+ * (tradeBlocks is `trades` read as bytes; snapshotWrites and ingestLogWrites write
+ * `snapshots` and `ingest_log`): each name is counted once. Databases that
  * other modules open on the environment (`research`, `creators`) are found by their
  * names, the keys of the root database, and counted too.
  */
