@@ -169,7 +169,8 @@ function initialFeed(key: string, settings: Readonly<FeedSettings>): FeedState {
 /** A feed actor's snapshot (the `role` tells which). */
 type FeedSnapshot =
   | { role: 'book'; feed: FeedName; window: RankingWindow; book: FeedBookData; revision?: number }
-  | { role: 'traded'; traded: Array<[string, number, number?]> }
+  /** `pools` and their (at, seq) pairs as doubles in `times`; `traded` entries in snapshots written before. */
+  | { role: 'traded'; pools?: string[]; times?: Uint8Array; traded?: Array<[string, number, number?]> }
   | { role: 'stock-tags'; stockTokens: string[] };
 
 function toFeedSnapshot(state: FeedState): FeedSnapshot {
@@ -177,7 +178,7 @@ function toFeedSnapshot(state: FeedState): FeedSnapshot {
     case 'book':
       return { role: 'book', feed: state.feed, window: state.window, book: state.book.toData(), revision: state.revision };
     case 'traded':
-      return { role: 'traded', traded: tradedRows(state.traded) };
+      return { role: 'traded', ...tradedData(state.traded) };
     case 'stock-tags':
       return { role: 'stock-tags', stockTokens: [...state.stockTokens] };
   }
@@ -189,9 +190,14 @@ function fromFeedSnapshot(d: FeedSnapshot, settings: Readonly<FeedSettings>): Fe
       if (d.revision !== undefined && d.revision > lastRevision) lastRevision = d.revision;
       return { role: 'book', feed: d.feed, window: d.window, book: FeedBook.fromData(d.feed, d.window, d.book, settings), revision: d.revision ?? -1 };
     case 'traded': {
-      // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
       const traded = new Map<string, TradedPool>();
-      for (const [pool, at, seq] of d.traded) traded.set(pool, { at, seq: seq ?? -1 });
+      if (d.times !== undefined) {
+        // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
+        const times = new Float64Array(new Uint8Array(d.times).buffer);
+        d.pools!.forEach((pool, i) => traded.set(pool, { at: times[2 * i]!, seq: times[2 * i + 1]! }));
+      }
+      // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
+      for (const [pool, at, seq] of d.traded ?? []) traded.set(pool, { at, seq: seq ?? -1 });
       return { role: 'traded', traded };
     }
     case 'stock-tags':
@@ -307,10 +313,16 @@ function changed(state: TradedState, pool: string, seq: number): void {
   if (t !== undefined) t.seq = seq;
 }
 
-function tradedRows(traded: ReadonlyMap<string, TradedPool>): Array<[string, number, number]> {
-  const rows: Array<[string, number, number]> = [];
-  for (const [pool, t] of traded) rows.push([pool, t.at, t.seq]);
-  return rows;
+/** `traded` for its snapshot: the pools, and their (at, seq) pairs as one binary of doubles (a msgpack array a pool before: every pool traded in 24 h, at every checkpoint). */
+function tradedData(traded: ReadonlyMap<string, TradedPool>): { pools: string[]; times: Uint8Array } {
+  const pools: string[] = [];
+  const times = new Float64Array(2 * traded.size);
+  for (const [pool, t] of traded) {
+    times[2 * pools.length] = t.at;
+    times[2 * pools.length + 1] = t.seq;
+    pools.push(pool);
+  }
+  return { pools, times: new Uint8Array(times.buffer) };
 }
 
 function readPool(ctx: ActorContext, address: string): PoolState | undefined {

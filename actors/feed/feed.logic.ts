@@ -45,7 +45,11 @@ export interface FeedBatch {
 
 /** A book as plain data (FeedBook.toData). */
 export interface FeedBookData {
-  pools: Array<[string, number]>;
+  /** Every eligible pool, and its score at the same index in `scores` (doubles). */
+  poolAddresses?: string[];
+  scores?: Uint8Array;
+  /** Snapshots written before `scores`: [pool, score] entries. */
+  pools?: Array<[string, number]>;
   published: RankRow[];
   members: Array<[string, number]>;
   seq: number;
@@ -220,21 +224,34 @@ export class FeedBook {
    * gives a book that flushes and numbers batches as this one would.
    */
   toData(): FeedBookData {
-    const pools: Array<[string, number]> = [];
-    for (const r of this.pools.values()) pools.push([r.pool, r.score]);
+    // The scores as one binary of doubles: a book of a feed over 24 h holds every pool
+    // traded in it (tens of thousands in a day's replay), each a msgpack [pool, score]
+    // array walked at every checkpoint.
+    const poolAddresses: string[] = [];
+    const scores = new Float64Array(this.pools.size);
+    for (const r of this.pools.values()) {
+      scores[poolAddresses.length] = r.score;
+      poolAddresses.push(r.pool);
+    }
     const members: Array<[string, number]> = [];
     for (const [pool, m] of this.members) members.push([pool, m.entered_at]);
-    return { pools, published: this.published, members, seq: this.seq, touched: this.windowTouched };
+    return { poolAddresses, scores: new Uint8Array(scores.buffer), published: this.published, members, seq: this.seq, touched: this.windowTouched };
   }
 
-  /** A book from `toData`'s data (see there). */
+  /** A book from `toData`'s data (see there), or from the entries snapshots written before held. */
   static fromData(feed: FeedName, window: RankingWindow, data: FeedBookData, settings: Readonly<FeedSettings> = FEED_DEFAULTS): FeedBook {
     const book = new FeedBook(feed, window, settings);
-    for (const [pool, score] of data.pools) {
+    const add = (pool: string, score: number) => {
       const r: Ranked = { pool, score, inWindow: false };
       book.pools.set(pool, r);
       book.place(r);
+    };
+    if (data.scores !== undefined) {
+      // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
+      const scores = new Float64Array(new Uint8Array(data.scores).buffer);
+      data.poolAddresses!.forEach((pool, i) => add(pool, scores[i]!));
     }
+    for (const [pool, score] of data.pools ?? []) add(pool, score);
     book.published = data.published;
     for (const [pool, entered_at] of data.members) book.members.set(pool, { state: 'in_feed', entered_at });
     book.seq = data.seq;

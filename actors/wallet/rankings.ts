@@ -281,8 +281,12 @@ export function refreshLeaderboard(state: LeaderboardState, now: number, read: (
 export const leaderboardStale = (state: Readonly<LeaderboardState>, now: number): boolean => now - state.asOf >= LEADERBOARD_REFRESH_MS;
 
 interface LeaderboardSnapshot extends Omit<LeaderboardState, 'rows' | 'dirty' | 'refresh'> {
-  /** Entries; an object by wallet in snapshots written before (with a `count`). */
-  rows: Array<[string, number[]]> | Record<string, number[]>;
+  /** The wallets with a row, in the rows' order, and their rows: `width` doubles each in `figures` (rowsToData). */
+  wallets?: string[];
+  figures?: Uint8Array;
+  width?: number;
+  /** Snapshots written before `figures`: entries, or an object by wallet (with a `count`). */
+  rows?: Array<[string, number[]]> | Record<string, number[]>;
   dirty: string[];
   refresh?: { at: number; day: number; left: string[] } | null;
 }
@@ -326,7 +330,7 @@ export const leaderboardBehavior: ActorBehavior<LeaderboardState> = {
   },
   toSnapshot: (state): LeaderboardSnapshot => ({
     asOf: state.asOf,
-    rows: [...state.rows],
+    ...rowsToData(state.rows),
     dirty: [...state.dirty],
     version: state.version,
     refresh: state.refresh && { at: state.refresh.at, day: state.refresh.day, left: [...state.refresh.left] },
@@ -335,10 +339,39 @@ export const leaderboardBehavior: ActorBehavior<LeaderboardState> = {
     const s = data as LeaderboardSnapshot;
     return {
       asOf: s.asOf,
-      rows: new Map(Array.isArray(s.rows) ? s.rows : Object.entries(s.rows)),
+      rows: s.figures !== undefined ? rowsFromData(s.wallets!, s.figures, s.width!) : new Map(Array.isArray(s.rows) ? s.rows : Object.entries(s.rows ?? {})),
       dirty: new Set(s.dirty),
       version: s.version,
       refresh: s.refresh ? { at: s.refresh.at, day: s.refresh.day, left: new Set(s.refresh.left) } : null,
     };
   },
 };
+
+/**
+ * The rows for the leaderboard's snapshot: the wallets, and every row's numbers in one
+ * binary of doubles. As an array of [wallet, 21 numbers] entries, msgpack walked every
+ * number of tens of thousands of rows at each checkpoint: 70-80 ms of the main thread
+ * a snapshot during a 1M-swap backlog (bench/README.md, market). Rows of another length
+ * than the first's (none is) keep the entries.
+ */
+function rowsToData(rows: ReadonlyMap<string, number[]>): Pick<LeaderboardSnapshot, 'wallets' | 'figures' | 'width' | 'rows'> {
+  const width = rows.size === 0 ? 0 : rows.values().next().value!.length;
+  const figures = new Float64Array(rows.size * width);
+  const wallets: string[] = [];
+  let o = 0;
+  for (const [wallet, row] of rows) {
+    if (row.length !== width) return { rows: [...rows] };
+    wallets.push(wallet);
+    for (let k = 0; k < width; k++) figures[o + k] = row[k]!;
+    o += width;
+  }
+  return { wallets, figures: new Uint8Array(figures.buffer), width };
+}
+
+function rowsFromData(wallets: readonly string[], bytes: Uint8Array, width: number): Map<string, number[]> {
+  // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
+  const figures = new Float64Array(new Uint8Array(bytes).buffer);
+  const rows = new Map<string, number[]>();
+  for (let i = 0; i < wallets.length; i++) rows.set(wallets[i]!, Array.from(figures.subarray(i * width, (i + 1) * width)));
+  return rows;
+}

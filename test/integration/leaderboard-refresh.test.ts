@@ -1,3 +1,4 @@
+import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { LEADERBOARD_KEY, LEADERBOARD_STEP_POSITIONS, leaderboardBehavior } from '../../actors/wallet/index.ts';
 import type { Engine } from '../../engine/system.ts';
@@ -186,6 +187,17 @@ describe('the wallet leaderboard refresh', () => {
     expect(left).toBeGreaterThan(LEADERBOARD_STEP_POSITIONS);
     expect((await stepped.ingest(next[1])).status).toBe('applied');
     expect(await boards(stepped)).toEqual(expected);
+  });
+
+  it('keeps its rows in its snapshot as one binary, and reads the entries snapshots written before held', () => {
+    const rows = new Map(wallets.slice(0, 3).map((w, k) => [w, Array.from({ length: 21 }, (_, i) => (i % 5 === 0 ? 0 : k * 1_000 + i + 0.25))] as [string, number[]]));
+    const state = { asOf: NOON, rows, dirty: new Set([wallets[4]!]), version: 3, refresh: { at: NOON + 1, day: 20_000, left: new Set([wallets[5]!]) } };
+    const data = unpack(pack(leaderboardBehavior.toSnapshot!(state))) as { figures?: Uint8Array; rows?: unknown };
+    expect(data.figures).toBeInstanceOf(Uint8Array);
+    expect(data.rows).toBeUndefined();
+    expect(leaderboardBehavior.fromSnapshot!(data)).toEqual(state);
+    const { figures: _f, wallets: _w, width: _n, ...before } = data as Record<string, unknown>;
+    expect(leaderboardBehavior.fromSnapshot!({ ...before, rows: [...rows] })).toEqual(state);
   });
 
   it('reads a snapshot written before (rows by wallet in an object, no refresh under way)', () => {

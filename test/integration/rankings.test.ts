@@ -294,6 +294,24 @@ describe('across a restart', () => {
 
 type Envelope = { seq: number; state: { state: Record<string, unknown> } & Record<string, unknown> };
 
+const doubles = (bytes: unknown): Float64Array => new Float64Array(new Uint8Array(bytes as Uint8Array).buffer);
+
+/** A book's data as snapshots of then held it: [pool, score] entries. */
+function legacyBook(book: unknown): unknown {
+  const { poolAddresses, scores, ...rest } = book as { poolAddresses?: string[]; scores?: Uint8Array };
+  if (scores === undefined) return book;
+  const s = doubles(scores);
+  return { ...rest, pools: poolAddresses!.map((pool, i) => [pool, s[i]]) };
+}
+
+/** `traded` as snapshots of then held it: [pool, at, seq] entries. */
+function legacyTraded(state: Record<string, unknown> | undefined): unknown[] {
+  if (state === undefined) return [];
+  if (state.times === undefined) return (state.traded as unknown[] | undefined) ?? [];
+  const t = doubles(state.times);
+  return (state.pools as string[]).map((pool, i) => [pool, t[2 * i], t[2 * i + 1]]);
+}
+
 /**
  * Rewrites a stopped engine's feed snapshots the way they were kept before one actor per
  * (feed, window): one `feed:<feed>` each, with its four books, popular's traded pools and
@@ -307,8 +325,8 @@ async function toLegacyFeedSnapshots(path: string): Promise<void> {
     const parts = RANKING_WINDOWS.map((w) => get(`feed:${feed}:${w}`));
     const first = parts.find((p) => p !== undefined);
     if (first === undefined) continue;
-    const books = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, parts[i]?.state.state.book ?? new FeedBook(feed, w).toData()]));
-    const traded = feed === 'popular' ? (get('feed:traded')?.state.state.traded ?? []) : [];
+    const books = Object.fromEntries(RANKING_WINDOWS.map((w, i) => [w, legacyBook(parts[i]?.state.state.book ?? new FeedBook(feed, w).toData())]));
+    const traded = feed === 'popular' ? legacyTraded(get('feed:traded')?.state.state) : [];
     const stockTokens = feed === 'stocks' ? (get('feed:stock-tags')?.state.state.stockTokens ?? []) : [];
     const seq = Math.max(...parts.map((p) => p?.seq ?? 0));
     await snaps.put(`feed:${feed}`, { seq, state: { ...first.state, state: { feed, books, traded, stockTokens } } });
@@ -317,8 +335,8 @@ async function toLegacyFeedSnapshots(path: string): Promise<void> {
   const traded = get('feed:traded');
   // popular had no book yet: its traded pools were in popular's snapshot all the same.
   if (traded && get('feed:popular') === undefined) {
-    const books = Object.fromEntries(RANKING_WINDOWS.map((w) => [w, new FeedBook('popular', w).toData()]));
-    await snaps.put('feed:popular', { seq: traded.seq, state: { ...traded.state, state: { feed: 'popular', books, traded: traded.state.state.traded, stockTokens: [] } } });
+    const books = Object.fromEntries(RANKING_WINDOWS.map((w) => [w, legacyBook(new FeedBook('popular', w).toData())]));
+    await snaps.put('feed:popular', { seq: traded.seq, state: { ...traded.state, state: { feed: 'popular', books, traded: legacyTraded(traded.state.state), stockTokens: [] } } });
   }
   await snaps.remove('feed:traded');
   await snaps.remove('feed:stock-tags');

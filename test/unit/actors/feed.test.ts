@@ -1,3 +1,4 @@
+import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import type { PoolState } from '../../../actors/pool/index.ts';
@@ -140,6 +141,43 @@ describe('popular', () => {
     expect(snapshotEvent('popular', '5m', book.snapshot(), T0, book.lastSeq, (r) => r.pool_address)).toEqual({
       event: 'snapshot', feed: 'popular', window: '5m', rankings: ['PA'], updated_at: T0, seq: 1,
     });
+  });
+});
+
+describe('a feed actor`s snapshot', () => {
+  it('holds a book`s scores and `traded`s times as binaries, and reads the entries snapshots written before held', () => {
+    const behavior = createFeedBehavior();
+    const book = behavior.initial('popular:1h') as FeedState & { book: FeedBook };
+    // More pools than the window's 100 rows: the bench goes in the snapshot too.
+    for (let i = 0; i < 130; i++) book.book.update(pool(`P${i}`, { volume_usd: 100 + ((i * 37) % 130) * 1.5, trader_count: 1 + (i % 9) }), T0);
+    book.book.flush(T0);
+    const traded = behavior.initial('traded') as FeedState & { traded: Map<string, { at: number; seq: number }> };
+    for (let i = 0; i < 5; i++) traded.traded.set(`P${i}`, { at: T0 + i * 1_000.5, seq: 2 ** 40 + i });
+    const through = (data: unknown) => behavior.fromSnapshot!(unpack(pack(data)));
+    const bookData = behavior.toSnapshot!(book) as { book: { scores?: unknown; pools?: unknown; poolAddresses?: string[] } };
+    const tradedData = behavior.toSnapshot!(traded) as { times?: unknown; traded?: unknown; pools?: string[] };
+    expect(bookData.book.scores).toBeInstanceOf(Uint8Array);
+    expect(bookData.book.pools).toBeUndefined();
+    expect(tradedData.times).toBeInstanceOf(Uint8Array);
+    expect(tradedData.traded).toBeUndefined();
+    // The same book: every pool, the same order, and the same next batch after one more update.
+    const orderOf = (s: unknown) => (s as { book: FeedBook }).book.order();
+    const next = (s: unknown) => {
+      const b = (s as { book: FeedBook }).book;
+      b.update(pool('P7', { volume_usd: 10_000, trader_count: 9 }), T0 + 1);
+      return b.flush(T0 + 1);
+    };
+    expect(orderOf(through(bookData))).toEqual(book.book.order());
+    expect((through(bookData) as { book: FeedBook }).book.size).toBe(130);
+    expect((through(tradedData) as { traded: unknown }).traded).toEqual(traded.traded);
+    // As snapshots written before held them: [pool, score] and [pool, at, seq] entries.
+    const scoresOf = new Float64Array(new Uint8Array(bookData.book.scores as Uint8Array).buffer);
+    const timesOf = new Float64Array(new Uint8Array(tradedData.times as Uint8Array).buffer);
+    const oldBook = { ...bookData, book: { ...bookData.book, scores: undefined, poolAddresses: undefined, pools: bookData.book.poolAddresses!.map((p, i) => [p, scoresOf[i]]) } };
+    const oldTraded = { role: 'traded', traded: tradedData.pools!.map((p, i) => [p, timesOf[2 * i], timesOf[2 * i + 1]]) };
+    expect(orderOf(through(oldBook))).toEqual(book.book.order());
+    expect((through(oldTraded) as { traded: unknown }).traded).toEqual(traded.traded);
+    expect(next(through(oldBook))).toEqual(next(through(bookData)));
   });
 });
 
