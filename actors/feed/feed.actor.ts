@@ -1,4 +1,4 @@
-import { WINDOWS } from '../../engine/model/index.ts';
+import { WINDOWS, bytesOfDoubles, doublesOfBytes } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { curveProgress, liquidityQuote, type PoolState } from '../pool/index.ts';
 import { STOCK_TAG, tagsOf, type TokenState } from '../token/index.ts';
@@ -192,8 +192,7 @@ function fromFeedSnapshot(d: FeedSnapshot, settings: Readonly<FeedSettings>): Fe
     case 'traded': {
       const traded = new Map<string, TradedPool>();
       if (d.times !== undefined) {
-        // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
-        const times = new Float64Array(new Uint8Array(d.times).buffer);
+        const times = doublesOfBytes(d.times);
         d.pools!.forEach((pool, i) => traded.set(pool, { at: times[2 * i]!, seq: times[2 * i + 1]! }));
       }
       // [pool, at, seq]; [pool, at] before seqs (-1: the recompute reads such a pool again).
@@ -322,7 +321,7 @@ function tradedData(traded: ReadonlyMap<string, TradedPool>): { pools: string[];
     times[2 * pools.length + 1] = t.seq;
     pools.push(pool);
   }
-  return { pools, times: new Uint8Array(times.buffer) };
+  return { pools, times: bytesOfDoubles(times) };
 }
 
 function readPool(ctx: ActorContext, address: string): PoolState | undefined {

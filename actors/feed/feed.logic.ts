@@ -1,4 +1,5 @@
 import btree from 'sorted-btree';
+import { bytesOfDoubles, doublesOfBytes } from '../../engine/model/index.ts';
 import { membershipStep, type MembershipState } from './feed.machine.ts';
 import { AGE_LIMIT_MS, FEED_DEFAULTS, SCORE_RULES, type FeedName, type FeedSettings, type RankInput, type RankingWindow, type ScoreRule } from './feed.rules.ts';
 
@@ -235,7 +236,7 @@ export class FeedBook {
     }
     const members: Array<[string, number]> = [];
     for (const [pool, m] of this.members) members.push([pool, m.entered_at]);
-    return { poolAddresses, scores: new Uint8Array(scores.buffer), published: this.published, members, seq: this.seq, touched: this.windowTouched };
+    return { poolAddresses, scores: bytesOfDoubles(scores), published: this.published, members, seq: this.seq, touched: this.windowTouched };
   }
 
   /** A book from `toData`'s data (see there), or from the entries snapshots written before held. */
@@ -247,8 +248,7 @@ export class FeedBook {
       book.place(r);
     };
     if (data.scores !== undefined) {
-      // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
-      const scores = new Float64Array(new Uint8Array(data.scores).buffer);
+      const scores = doublesOfBytes(data.scores);
       data.poolAddresses!.forEach((pool, i) => add(pool, scores[i]!));
     }
     for (const [pool, score] of data.pools ?? []) add(pool, score);

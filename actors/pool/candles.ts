@@ -1,5 +1,5 @@
 import { CANDLE_LATENESS_MS, CANDLE_LIVE_BUCKETS_MAX } from '../../engine/bounds.ts';
-import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, candleOfBucket, candleOfStored, intervalIndex, mergeTrade, resetBucket, storedInto, storedLength, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
+import { DIRTY, INTERVAL_COUNT, INTERVAL_LENGTHS, INTERVAL_NAMES, IV, START, STRIDE, SUB_SPAN, CandleRows, bytesOfDoubles, candleOfBucket, candleOfStored, doublesOfBytes, intervalIndex, mergeTrade, resetBucket, storedInto, storedLength, toStored, type Candle, type CandleCurrency, type CandleInterval, type CandleMode, type StoredCandle } from '../../engine/model/index.ts';
 import { copyBucket, newBucket, releaseBucket } from './candles.bucket.ts';
 import type { PoolTrade } from './trade.ts';
 
@@ -101,7 +101,7 @@ function encodeBuckets(from: Float64Array[], at: number[]): Uint8Array {
     for (let k = START; k < n; k++) out[p + 1 + k] = d[o + k]!;
     p += n + 1;
   }
-  return new Uint8Array(out.buffer);
+  return bytesOfDoubles(out);
 }
 
 /** A snapshot's live and pending buckets as StoredCandles, whichever form it was written in (tests, diagnostics). */
@@ -117,8 +117,7 @@ export function snapshotCandles(s: CandlesSnapshot): { live: StoredCandle[]; pen
 
 /** encodeBuckets' buckets, each filled into `d` at 0 and handed to `each` with its interval's index. */
 function decodeBuckets(bytes: Uint8Array, d: Float64Array, each: (iv: number) => void): void {
-  // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
-  const f = new Float64Array(new Uint8Array(bytes).buffer);
+  const f = doublesOfBytes(bytes);
   for (let p = 0; p < f.length; ) {
     const n = f[p]!;
     const iv = f[p + 1]!;

@@ -1,5 +1,5 @@
 import { WRITE_AT } from '../../engine/bounds.ts';
-import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
+import { INTERVAL_NAMES, IV, START, STRIDE, CandleRows, bytesOfDoubles, doublesOfBytes, intervalIndex, storedInto, type CandleInterval, type CandleRow, type StoredCandle } from '../../engine/model/index.ts';
 import type { CandlesRepo, SegmentTails } from '../../storage/index.ts';
 import type { ClosedCandleStore, PoolCandles } from './candles.ts';
 import { FOLDED_MASK, foldCandle, foldCandles, type TradeSource } from './trade-candles.ts';
@@ -49,14 +49,14 @@ export function encodeRows(rows: CandleRows): Uint8Array {
     out[o + 1] = data[from + IV]!;
     for (let k = START; k < n; k++) out[o + 1 + k] = data[from + k]!;
   }
-  return new Uint8Array(out.buffer);
+  return bytesOfDoubles(out);
 }
 
 /** encodeRows' bytes (or the CandleRow array snapshots held before) as CandleRows, without the rows of `skipped` intervals (a bit per index). */
 export function decodeRows(bytes: Uint8Array | CandleRow[] | undefined, skipped = 0): CandleRows {
   if (!bytes) return new CandleRows(FIRST_ROWS);
   if (Array.isArray(bytes)) return CandleRows.fromRows(bytes.filter((row) => (skipped & (1 << row[0]!)) === 0));
-  const data = new Float64Array(new Uint8Array(bytes).buffer);
+  const data = doublesOfBytes(bytes);
   const rows = new CandleRows(Math.max(FIRST_ROWS, data.length / ROW_WIDTH));
   const scratch = new Float64Array(STRIDE);
   for (let o = 0; o + ROW_WIDTH <= data.length; o += ROW_WIDTH) {

@@ -1,4 +1,4 @@
-import { KNOWN_MINTS, TRADE } from '../../engine/model/index.ts';
+import { KNOWN_MINTS, TRADE, bytesOfDoubles, doublesOfBytes } from '../../engine/model/index.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from '../../engine/supervisor/index.ts';
 import { DAY_FIELDS, DAY_MS, type Position, type WalletState } from './wallet.logic.ts';
 
@@ -365,12 +365,11 @@ function rowsToData(rows: ReadonlyMap<string, number[]>): Pick<LeaderboardSnapsh
     for (let k = 0; k < width; k++) figures[o + k] = row[k]!;
     o += width;
   }
-  return { wallets, figures: new Uint8Array(figures.buffer), width };
+  return { wallets, figures: bytesOfDoubles(figures), width };
 }
 
 function rowsFromData(wallets: readonly string[], bytes: Uint8Array, width: number): Map<string, number[]> {
-  // Copied: msgpack gives the bytes at any offset, a Float64Array wants one of 8.
-  const figures = new Float64Array(new Uint8Array(bytes).buffer);
+  const figures = doublesOfBytes(bytes);
   const rows = new Map<string, number[]>();
   for (let i = 0; i < wallets.length; i++) rows.set(wallets[i]!, Array.from(figures.subarray(i * width, (i + 1) * width)));
   return rows;

@@ -30,3 +30,4 @@ export * from './candles.ts';
 export { CandleRows } from './candle-rows.ts';
 export { DERIVED_TYPES, tradeFromTokenSide, type DerivedEvent, type DerivedType, type PoolGraduatedEvent, type PoolTradeEvent, type SignalEvent, type TokenHoldersEvent, type TokenSideTrade } from './derived.ts';
 export { TOKEN_SIGNAL_KINDS, WALLET_SIGNAL_KINDS, isTokenSignal, type Signal, type SignalKind, type TokenSignalKind, type WalletSignalKind } from './signal.ts';
+export { bytesOfDoubles, doublesOfBytes } from './doubles.ts';

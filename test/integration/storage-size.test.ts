@@ -30,11 +30,32 @@ function storedValues(path: string, name: string, range: { start?: string; end?:
   }
 }
 
+/** The log's events in seq order, read back, and every pool as `before` after the engine opens the directory again. */
+async function expectReadBack(events: unknown[], pools: string[], before: string[]): Promise<void> {
+  const storage = openStorage(temp.dir.path);
+  try {
+    expect([...readLog(storage, 1)].map((x) => identityOf(x.event))).toEqual(events.map((ev) => identityOf(ev as IngestEvent)));
+  } finally {
+    await storage.close();
+  }
+  const e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
+  expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+}
+
+/** Every log batch (as bytes) and snapshot (decoded) of a stopped engine's directory. */
+async function storedEntries(): Promise<{ log: Array<readonly [number, Buffer]>; snaps: Array<readonly [string, unknown]> }> {
+  const storage = openStorage(temp.dir.path);
+  const log = [...storage.ingestLog.getRange({})].map(({ key, value }) => [key, Buffer.from(value)] as const);
+  const snaps = [...storage.snapshots.getRange({})].map(({ key, value }) => [key, value] as const);
+  await storage.close();
+  return { log, snaps };
+}
+
 describe('compressed ingest log and snapshots', () => {
   it('stores log batches and large snapshots compressed, about half the bytes, and a restart reads them back', async () => {
     const events = [...swapStream(4_000, 40, 31, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
-    let e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
+    const e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     for (let i = 0; i < events.length; i += 500) await Promise.all(events.slice(i, i + 500).map((ev) => e.ingest(ev)));
     await e.checkpoint();
     const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
@@ -60,14 +81,7 @@ describe('compressed ingest log and snapshots', () => {
     expect(storedTotal, 'stored pool snapshot bytes against their msgpack').toBeLessThan(0.8 * decoded.reduce((n, b) => n + b, 0));
 
     // Read back: the log in seq order, the pools from their snapshots.
-    const storage = openStorage(temp.dir.path);
-    try {
-      expect([...readLog(storage, 1)].map((x) => identityOf(x.event))).toEqual(events.map((ev) => identityOf(ev as IngestEvent)));
-    } finally {
-      await storage.close();
-    }
-    e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
-    expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+    await expectReadBack(events, pools, before);
   });
 
   it('reads a data directory whose log and snapshots were written uncompressed', async () => {
@@ -78,10 +92,7 @@ describe('compressed ingest log and snapshots', () => {
     const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
     await e.stop();
     // The same values as an mds without compression wrote them: decompressed, put back plain.
-    const storage = openStorage(temp.dir.path);
-    const log = [...storage.ingestLog.getRange({})].map(({ key, value }) => [key, Buffer.from(value)] as const);
-    const snaps = [...storage.snapshots.getRange({})].map(({ key, value }) => [key, value] as const);
-    await storage.close();
+    const { log, snaps } = await storedEntries();
     const env = open({ path: temp.dir.path, maxDbs: 32, noSubdir: false });
     const plainLog = env.openDB<Buffer, number>({ name: 'ingest_log', encoding: 'binary' });
     const plainSnaps = env.openDB<unknown, string>({ name: 'snapshots', encoding: 'msgpack' });
@@ -99,15 +110,12 @@ describe('compressed ingest log and snapshots', () => {
   it('writes LZ4 without a dictionary, and reads what was compressed with lmdb-js`s default one', async () => {
     const events = [...swapStream(1_000, 8, 41, true)];
     const pools = events.filter((e) => e.type === 'pool').map((e) => e.pool_address as string);
-    let e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
+    const e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
     for (let i = 0; i < events.length; i += 250) await Promise.all(events.slice(i, i + 250).map((ev) => e.ingest(ev)));
     await e.checkpoint();
     const before = pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)));
     await e.stop();
-    const storage = openStorage(temp.dir.path);
-    const log = [...storage.ingestLog.getRange({})].map(({ key, value }) => [key, Buffer.from(value)] as const);
-    const snaps = [...storage.snapshots.getRange({})].map(({ key, value }) => [key, value] as const);
-    await storage.close();
+    const { log, snaps } = await storedEntries();
     // As mds wrote them: compressed, and without the dictionary, so no smaller than
     // lmdb-js compresses them with it (a second environment, the default dictionary).
     const asWritten = storedValues(temp.dir.path, 'snapshots');
@@ -127,13 +135,6 @@ describe('compressed ingest log and snapshots', () => {
     expect(size(asWritten)).toBeLessThan(1.1 * size(withDictionary));
 
     // An mds reads them: the log's events and every pool as before.
-    const again = openStorage(temp.dir.path);
-    try {
-      expect([...readLog(again, 1)].map((x) => identityOf(x.event))).toEqual(events.map((ev) => identityOf(ev as IngestEvent)));
-    } finally {
-      await again.close();
-    }
-    e = await temp.open({ actors: QUIET, ingest: KEEP_LOG });
-    expect(pools.map((pool) => JSON.stringify(e.query.market!.pools.pool(pool)))).toEqual(before);
+    await expectReadBack(events, pools, before);
   });
 });
