@@ -120,22 +120,46 @@ export class Positions {
     }
     const tokens: string[] = [];
     const ends: number[] = [];
-    const parts: Uint8Array[] = [];
+    // Each position's bytes as a range, of the old blob (-1 - start: unchanged) or of
+    // SCRATCH (start: packed now, copied there as msgpackr reuses its buffer at the next
+    // pack), then one blob and one copy per run of neighbouring ranges: no buffer, nor a
+    // view, per position (allocations were a third of a wallet's write in a replay).
+    const froms = FROMS;
+    froms.length = 0;
+    let scratchUsed = 0;
     let length = 0;
     for (const [token, v] of this.map) {
       const at = typeof v === 'number' ? v : this.kept.get(token);
-      const bytes = at === undefined ? PACKR.pack(toTuple(v as Position)) : old!.blob.subarray(at === 0 ? 0 : old!.ends[at - 1]!, old!.ends[at]!);
-      // Copied now: a packed buffer is msgpackr's, reused by its next pack.
-      parts.push(at === undefined ? Uint8Array.prototype.slice.call(bytes) : bytes);
-      length += bytes.byteLength;
+      let size: number;
+      if (at === undefined) {
+        const bytes = PACKR.pack(toTuple(v as Position));
+        size = bytes.byteLength;
+        if (scratchUsed + size > SCRATCH.byteLength) SCRATCH = growScratch(SCRATCH, scratchUsed, scratchUsed + size);
+        SCRATCH.set(bytes, scratchUsed);
+        froms.push(scratchUsed);
+        scratchUsed += size;
+      } else {
+        const start = at === 0 ? 0 : old!.ends[at - 1]!;
+        size = old!.ends[at]! - start;
+        froms.push(-1 - start);
+      }
+      length += size;
       tokens.push(token);
       ends.push(length);
     }
     const blob = new Uint8Array(length);
-    let offset = 0;
-    for (const part of parts) {
-      blob.set(part, offset);
-      offset += part.byteLength;
+    const oldBlob = old?.blob;
+    for (let i = 0, begin = 0; i < froms.length; ) {
+      // A run: positions whose bytes follow one another in the same source.
+      const from = froms[i]!;
+      let j = i + 1;
+      let end = ends[i]!;
+      while (j < froms.length && froms[j]! === from + (from < 0 ? -(end - begin) : end - begin)) end = ends[j++]!;
+      const src = from < 0 ? oldBlob! : SCRATCH;
+      const start = from < 0 ? -1 - from : from;
+      blob.set(new Uint8Array(src.buffer, src.byteOffset + start, end - begin), begin);
+      begin = end;
+      i = j;
     }
     const data: PackedPositions = { tokens, ends, blob };
     this.packed = data;
@@ -171,6 +195,16 @@ export interface PackedPositions {
 }
 
 const PACKR = new Packr({ useRecords: false });
+/** toData's positions packed in this call, one after another; grown as needed, shared by every wallet (toData runs to its end before any other). */
+let SCRATCH: Uint8Array = new Uint8Array(4_096);
+/** toData's range per position (see there), reused. */
+const FROMS: number[] = [];
+
+function growScratch(scratch: Uint8Array, used: number, need: number): Uint8Array {
+  const grown = new Uint8Array(Math.max(need, 2 * scratch.byteLength));
+  grown.set(scratch.subarray(0, used));
+  return grown;
+}
 const UNPACKR = new Unpackr({ useRecords: false });
 
 type Tuple = [

@@ -88,6 +88,25 @@ describe('a wallet`s positions, packed until read', () => {
     expect(state.positions.toData()).toBe(third);
   });
 
+  it('pack a wallet of many positions changed at once (more bytes than toData`s first scratch), and give them back', () => {
+    const many = Array.from({ length: 120 }, () => base58(r, 44));
+    const s = initialWallet(WALLET);
+    many.forEach((token, i) => applyPoolTrade(s, token, WSOL, trade(T0 + i * 60_000, true, 100 + i, 0.1 + i / 1000, 150 + (i % 7))));
+    const data = s.positions.toData();
+    expect(data.blob.byteLength).toBeGreaterThan(4_096);
+    expect(plain({ wallet_address: WALLET, positions: Positions.fromData(data) })).toEqual(plain(s));
+    // Every other one changed again: packed again between runs of bytes copied.
+    const state: WalletState = { wallet_address: WALLET, positions: Positions.fromData(data) };
+    many.forEach((token, i) => {
+      if (i % 2 === 0) return;
+      applyPoolTrade(state, token, WSOL, trade(T0 + 10 * 3_600_000 + i, false, 10, 0.02, 151));
+      applyPoolTrade(s, token, WSOL, trade(T0 + 10 * 3_600_000 + i, false, 10, 0.02, 151));
+    });
+    const again = state.positions.toData();
+    for (let i = 0; i < many.length; i += 2) expect(bytesOf(again, i)).toEqual(bytesOf(data, i));
+    expect(plain({ wallet_address: WALLET, positions: Positions.fromData(again) })).toEqual(plain(s));
+  });
+
   it('hold no position decoded after a snapshot, and read and change them as before it', () => {
     const s = wallet();
     const state: WalletState = { wallet_address: WALLET, positions: Positions.fromData(s.positions.toData()) };
