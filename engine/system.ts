@@ -301,8 +301,15 @@ export class Engine {
         })
       : null;
     this.rankings?.start(this.ticker);
-    // A pool passivated leaves the recomputes what they read of it, so that they unpack no snapshot of a pool not traded since.
-    if (this.rankings) this.pools.beforePassivate = (pool, state) => this.rankings!.passivating(pool, state, this.clock.now());
+    // A pool passivated leaves the recomputes what they read of it, so that they unpack no
+    // snapshot of a pool not traded since; the research records of a pool or token
+    // passivated are refreshed from its state in memory, for the same reason.
+    const rankings = this.rankings;
+    this.pools.beforePassivate = (pool, state) => {
+      rankings?.passivating(pool, state, this.clock.now());
+      research.poolPassivating(pool);
+    };
+    this.tokens.beforePassivate = (token) => research.tokenPassivating(token);
     chartLines.start(this.ticker);
     const logRetention = new LogRetention(this.storage, this.config.ingest.logRetentionMs);
     this.checkpointer = new Checkpointer({

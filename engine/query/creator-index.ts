@@ -76,19 +76,32 @@ export class CreatorIndex {
     for (const token of this.dirty) {
       if (deadline !== Infinity && (++i & 63) === 0 && performance.now() > deadline) return false;
       this.dirty.delete(token);
-      const c = this.creatorOf(token);
-      const key = c === null ? null : `c:${c.creator}:${String(Math.max(0, Math.floor(c.at))).padStart(TIME_DIGITS, '0')}:${token}`;
-      const old = this.read(`k:${token}`) as string | undefined | null;
-      if ((old ?? null) === key) continue;
-      if (old) this.write(old, null);
-      if (key !== null) this.write(key, 1);
-      this.write(`k:${token}`, key);
+      this.index(token);
     }
     if (this.rebuilding) {
       this.rebuilding = false;
       this.write(VERSION_KEY, VERSION);
     }
     return true;
+  }
+
+  /**
+   * A token actor is being passivated, its state still resident: a marked token is
+   * indexed now, so that no refresh after reads it back from its snapshot (ResearchFeed.passivating).
+   */
+  passivating(token: string): void {
+    if (this.dirty.delete(token)) this.index(token);
+  }
+
+  /** Queues the puts and removes that bring the token's entry to its actor's creator. */
+  private index(token: string): void {
+    const c = this.creatorOf(token);
+    const key = c === null ? null : `c:${c.creator}:${String(Math.max(0, Math.floor(c.at))).padStart(TIME_DIGITS, '0')}:${token}`;
+    const old = this.read(`k:${token}`) as string | undefined | null;
+    if ((old ?? null) === key) return;
+    if (old) this.write(old, null);
+    if (key !== null) this.write(key, 1);
+    this.write(`k:${token}`, key);
   }
 
   /**

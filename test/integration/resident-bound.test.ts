@@ -195,6 +195,45 @@ describe('resident actors bounded by count (actors.residentMax)', () => {
     expect(pools.filter((p) => engine.pools.isResident(p))).toEqual(resident);
   });
 
+  it('refreshes the research records of a pool or token as it is passivated, from its state in memory', () => {
+    const { engine } = bounded;
+    const research = engine.query.research! as unknown as {
+      dirtyPools: Set<string>;
+      dirtyTokens: Set<string>;
+      pools: { get(pool: string): { volume_usd: number; liquidity_quote: number } | undefined };
+      tokens: { get(token: string): { pool_address: string; volume_usd: number; trader_count: number } | undefined };
+    };
+    const pools = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"pool"')).map((l) => JSON.parse(l).pool_address as string);
+    // A resident pool that traded, with the only pool of its token, its records dirty as a trade leaves them.
+    const pool = pools.find((p) => engine.pools.isResident(p) && (engine.pools.get(p)?.totals.trade_count ?? 0) > 0 && engine.tokens.get(engine.pools.get(p)!.info!.base_address)?.pools.length === 1)!;
+    expect(pool).toBeDefined();
+    const state = engine.pools.get(pool)!;
+    const token = state.info!.base_address;
+    research.dirtyPools.add(pool);
+    research.dirtyTokens.add(token);
+    expect(engine.pools.passivateIfIdle(pool, Infinity)).toBe(true);
+    expect(engine.pools.isResident(pool)).toBe(false);
+    // Refreshed as it went: no refresh to come reads it back from its snapshot.
+    expect(research.dirtyPools.has(pool)).toBe(false);
+    expect(research.dirtyTokens.has(token)).toBe(false);
+    expect(research.pools.get(pool)?.volume_usd).toBe(state.totals.volume_usd);
+    expect(research.tokens.get(token)?.pool_address).toBe(pool);
+    expect(research.tokens.get(token)?.trader_count).toBe(state.distinct.traders.count);
+    // A token the same: its record and its entry in the creator index.
+    const { creators } = engine.query.research!;
+    if (!engine.tokens.isResident(token)) engine.tokens.get(token);
+    research.dirtyTokens.add(token);
+    creators.touch(token);
+    const waiting = creators.waiting;
+    expect(engine.tokens.passivateIfIdle(token, Infinity)).toBe(true);
+    expect(research.dirtyTokens.has(token)).toBe(false);
+    expect(creators.waiting).toBe(waiting - 1);
+    // A swap of a pool still dirty marks its tokens again: one may have been refreshed as another of its pools, or itself, passivated.
+    research.dirtyPools.add(pool);
+    (research as unknown as { onEvent(e: { type: 'swap'; pool_address: string }): void }).onEvent({ type: 'swap', pool_address: pool });
+    expect(research.dirtyTokens.has(token)).toBe(true);
+  });
+
   it('answers every market route with the same bytes as an unbounded engine', async () => {
     expect(await sameAsUnbounded(bounded)).toBeGreaterThan(40);
   });
