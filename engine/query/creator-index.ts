@@ -87,7 +87,7 @@ export class CreatorIndex {
 
   /**
    * A token actor is being passivated, its state still resident: a marked token is
-   * indexed now, so that no refresh after reads it back from its snapshot (ResearchFeed.passivating).
+   * indexed now, so that no refresh after reads it back from its snapshot (ResearchFeed.tokenPassivating).
    */
   passivating(token: string): void {
     if (this.dirty.delete(token)) this.index(token);

@@ -256,11 +256,7 @@ export class ResearchFeed {
         this.refreshPool(pool);
         this.dirtyPools.delete(pool);
       }
-      for (const token of this.poolTokens.get(pool) ?? []) {
-        if (!this.dirtyTokens.has(token)) continue;
-        this.refreshToken(token);
-        this.dirtyTokens.delete(token);
-      }
+      for (const token of this.poolTokens.get(pool) ?? []) this.refreshTokenIfDirty(token);
     } catch (err) {
       this.deps.log.warn({ err, pool }, 'research records not refreshed as the pool passivates; the next refresh reads it again');
     }
@@ -269,14 +265,18 @@ export class ResearchFeed {
   /** A token actor is being passivated, its state still resident: its record and its creator index entry, if dirty, are refreshed now (poolPassivating). */
   tokenPassivating(token: string): void {
     try {
-      if (this.dirtyTokens.has(token)) {
-        this.refreshToken(token);
-        this.dirtyTokens.delete(token);
-      }
+      this.refreshTokenIfDirty(token);
       this.creators.passivating(token);
     } catch (err) {
       this.deps.log.warn({ err, token }, 'research records not refreshed as the token passivates; the next refresh reads it again');
     }
+  }
+
+  /** A dirty token's record refreshed now, marked clean once done (a throw leaves it dirty). */
+  private refreshTokenIfDirty(token: string): void {
+    if (!this.dirtyTokens.has(token)) return;
+    this.refreshToken(token);
+    this.dirtyTokens.delete(token);
   }
 
   private putToken(record: TokenRecord): void {
