@@ -161,6 +161,10 @@ export class Positions {
       begin = end;
       i = j;
     }
+    // A wallet of thousands of changed positions grew the shared scratch: not kept for the
+    // life of the process after it (the next large one grows it again).
+    if (SCRATCH.byteLength > SCRATCH_KEPT_BYTES) SCRATCH = new Uint8Array(SCRATCH_BYTES);
+    if (froms.length > FROMS_KEPT) froms.length = 0;
     const data: PackedPositions = { tokens, ends, blob };
     this.packed = data;
     this.kept.clear();
@@ -196,7 +200,11 @@ export interface PackedPositions {
 
 const PACKR = new Packr({ useRecords: false });
 /** toData's positions packed in this call, one after another; grown as needed, shared by every wallet (toData runs to its end before any other). */
-let SCRATCH: Uint8Array = new Uint8Array(4_096);
+const SCRATCH_BYTES = 4_096;
+let SCRATCH: Uint8Array = new Uint8Array(SCRATCH_BYTES);
+/** Past this, toData lets the grown scratch go once done (a typical wallet's changed positions take a few hundred bytes). */
+const SCRATCH_KEPT_BYTES = 64 * 1_024;
+const FROMS_KEPT = 4_096;
 /** toData's range per position (see there), reused. */
 const FROMS: number[] = [];
 

@@ -107,6 +107,18 @@ describe('a wallet`s positions, packed until read', () => {
     expect(plain({ wallet_address: WALLET, positions: Positions.fromData(again) })).toEqual(plain(s));
   });
 
+  it('pack a wallet past the scratch toData keeps (its grown scratch let go), then a small one, each giving its positions back', () => {
+    const many = Array.from({ length: 2_500 }, () => base58(r, 44));
+    const big = initialWallet(WALLET);
+    many.forEach((token, i) => applyPoolTrade(big, token, WSOL, trade(T0 + i * 1_000, true, 100 + i, 0.1 + i / 1000, 150 + (i % 7))));
+    const bigData = big.positions.toData();
+    expect(bigData.blob.byteLength).toBeGreaterThan(64 * 1_024);
+    const small = wallet();
+    const smallData = small.positions.toData();
+    expect(plain({ wallet_address: WALLET, positions: Positions.fromData(bigData) })).toEqual(plain(big));
+    expect(plain({ wallet_address: WALLET, positions: Positions.fromData(smallData) })).toEqual(plain(small));
+  });
+
   it('hold no position decoded after a snapshot, and read and change them as before it', () => {
     const s = wallet();
     const state: WalletState = { wallet_address: WALLET, positions: Positions.fromData(s.positions.toData()) };
