@@ -156,17 +156,30 @@ export class ResearchStore {
     this.log.error({ err }, 'a research record was not written');
   };
 
+  /**
+   * The commit promise last given a handler: lmdb-js hands every unconditional put of one
+   * transaction the same promise, so one handler per transaction, not one per put (a
+   * promise each, and one log line per record when a commit fails).
+   */
+  private caught: Promise<boolean> | null = null;
+
+  private watch(write: Promise<boolean>): void {
+    if (write === this.caught) return;
+    this.caught = write;
+    write.catch(this.failed);
+  }
+
   /** Queues a put; it joins the transaction of the caller's event-loop turn. */
   writePool(record: PoolRecord): void {
-    this.db.put(`p:${record.pool_address}`, record).catch(this.failed);
+    this.watch(this.db.put(`p:${record.pool_address}`, record));
   }
 
   writeToken(record: TokenRecord): void {
-    this.db.put(`t:${record.token_address}`, record).catch(this.failed);
+    this.watch(this.db.put(`t:${record.token_address}`, record));
   }
 
   /** Once a checkpoint's records are queued: marks the directory's records current (unless found out of step). */
   markCurrent(): void {
-    if (!this.invalid && this.db.get(VERSION_KEY) !== VERSION) this.db.put(VERSION_KEY, VERSION).catch(this.failed);
+    if (!this.invalid && this.db.get(VERSION_KEY) !== VERSION) this.watch(this.db.put(VERSION_KEY, VERSION));
   }
 }
