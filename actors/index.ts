@@ -22,7 +22,7 @@ export type { HolderPosition } from './token/index.ts';
 export { DEFAULT_SNIPER_SLOTS, type Holding } from './token/index.ts';
 export { activeLabels, type WalletLabelsState } from './labels/index.ts';
 /** The ranking feeds (actors/feed): the feed actor kind, its ticker passes, the books' rows and the rankings events. */
-export { bookOf, createFeedBehavior, feedKey, flushLive, forgetUntraded, InputMemo, recompute, STOCK_TAGS_KEY, TRADED_KEY, windowInputs, windowInputSteps, type FeedBehaviorOptions, type FeedBookState, type FeedMarket, type FeedState, type TradedPool } from './feed/index.ts';
+export { bookOf, createFeedBehavior, feedKey, flushLive, forgetUntraded, InputMemo, InputsReading, recompute, STOCK_TAGS_KEY, TRADED_KEY, windowInputs, windowInputSteps, type FeedBehaviorOptions, type FeedBookState, type FeedMarket, type FeedState, type TradedPool } from './feed/index.ts';
 export { splitFeedSnapshots } from './feed/index.ts';
 export { FEED_DEFAULTS, FEED_NAMES, FEED_SORT, LIVE_FEEDS, RANKING_WINDOWS, RECOMPUTE_MS, type FeedName, type RankingWindow } from './feed/index.ts';
 export type { FeedBatch, FeedFlush, RankInput, RankRow } from './feed/index.ts';

@@ -45,6 +45,12 @@ export interface EngineOptions {
    * measuring what they cost (bench/engine.ts --feeds off).
    */
   feeds?: boolean;
+  /**
+   * The feeds' recompute holds the events while it reads (RankingStreamsOptions.holds).
+   * Default: when the Applier applies whole batches (`ingest.applySliceMs` 0, `mds
+   * replay`); otherwise the events go on between its slices. For tests of both.
+   */
+  rankingsHold?: boolean;
   /** The feeds' recompute re-reads only the pools that may have changed (InputMemo, actors/feed). Default true; false only to test that this changes nothing. */
   rankingsMemo?: boolean;
   /** Defaults to the clock `config.clock` names. */
@@ -282,6 +288,8 @@ export class Engine {
         this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
       }
     };
+    // Whole batches (no slice, `mds replay`): nothing runs between two batches' events.
+    const readsHold = options.rankingsHold ?? sliceOf(this.config.ingest.applySliceMs) === Infinity;
     this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs), evictionLag: this.config.actors.evictionLag, longTasks });
     this.gate.follow(this.applier);
     this.events$ = this.applier.events$;
@@ -298,9 +306,17 @@ export class Engine {
           sink: () => this.topicSink,
           stockMints: new Set(options.config.market.stockMints),
           memo: options.rankingsMemo,
+          // An Applier of whole batches (`mds replay`) runs a recompute whole at its tick;
+          // one in slices lets the events go on while it reads (reads before changes, below).
+          holds: readsHold,
+          log: this.log,
         })
       : null;
     this.rankings?.start(this.ticker);
+    if (this.rankings && !readsHold) {
+      const streams = this.rankings;
+      this.pools.beforeApply = (pool) => streams.beforePoolChange(pool);
+    }
     // A pool passivated leaves the recomputes what they read of it, so that they unpack no
     // snapshot of a pool not traded since; the research records of a pool or token
     // passivated are refreshed from its state in memory, for the same reason.

@@ -339,6 +339,10 @@ export interface FeedMarket {
    */
   resident?(address: string): boolean;
   quoteUsd(quote: string): number | null;
+  /** A known mint's latest USD price (wSOL, USDC, USDT), or null. */
+  mintUsd?(mint: string): number | null;
+  /** `quoteUsd` with the known mints' USD prices given (a token quote valued through its pools as they stand). */
+  quoteUsdWith?(quote: string, mintUsd: (mint: string) => number | null): number | null;
 }
 
 /**
@@ -380,14 +384,13 @@ const INPUT_STEP_SKIPS = 2_048;
 
 /**
  * `windowInputs` in steps (a yield every INPUT_STEP_POOLS pools read), into `out`, which
- * has an empty map for each window when this returns: the ranking streams run it in
- * slices with no event applied between them (Ticker `holds`), so `traded` and every pool
- * read stay as they were at `now`.
+ * has an empty map for each window when this returns. With no event applied between the
+ * steps (Ticker `holds`), `traded` and every pool read stay as they were at `now`; where
+ * events go on between them, `reading.readNow` must be called before each change to a
+ * pool (InputsReading), which `reading` is handed for.
  */
-export function windowInputSteps(...args: Parameters<typeof readInputs>): Generator<void> {
-  const [, windows, , , , out] = args;
-  for (const w of windows) out.set(w, new Map());
-  return readInputs(...args);
+export function windowInputSteps(...args: ConstructorParameters<typeof InputsReading>): Generator<void> {
+  return new InputsReading(...args).steps();
 }
 
 /** A memo's record of one pool: per window of RANKING_WINDOWS, what its last read gave. */
@@ -689,54 +692,149 @@ const AHEAD = 4;
 /** Per window of the list, for the pool at hand (synchronous use only). */
 let plan = new Uint8Array(RANKING_WINDOWS.length);
 
-function* readInputs(
-  traded: ReadonlyMap<string, TradedPool>,
-  windows: readonly RankingWindow[],
-  now: number,
-  market: FeedMarket,
-  isStock: (token: string) => boolean,
-  out: Map<RankingWindow, Map<string, RankInput | null>>,
-  memo?: InputMemo,
-): Generator<void> {
-  const since = windows.map((w) => now - WINDOWS[w]);
-  const index = windows.map((w) => WINDOW_INDEX[w]);
-  const outs = windows.map((w) => out.get(w)!);
-  let earliest = Infinity;
-  for (const t of since) if (t < earliest) earliest = t;
-  let reads = 0;
-  let skips = 0;
-  for (const [pool, entry] of traded) {
-    const at = entry.at;
+/**
+ * The reading of one recompute tick's inputs (`windowInputSteps`): the pools of `traded`
+ * as it was at `now`, read one by one in its order by `steps`. `readNow` reads one pool at once, out of that order, where an event
+ * is about to change it (the ranking streams' reads that do not hold the events,
+ * engine/topics/rankings.ts): what it gives is kept and put into `out` when the steps
+ * reach the pool, so that `out` holds the same inputs in the same order as a reading with
+ * no event between its steps.
+ */
+export class InputsReading {
+  /** `traded`'s pools at `now`, in its order, where events may go on (`eventsBetween`); empty otherwise, `traded` itself walked. */
+  private readonly pools: string[] = [];
+  /** Each pool's `traded` record at `now`: at, seq (its records change in place as the pool trades). */
+  private readonly entries: number[] = [];
+  private readonly since: number[];
+  private readonly index: number[];
+  private readonly outs: Array<Map<string, RankInput | null>>;
+  private readonly earliest: number;
+  /** The pools not read yet and their places, made by the first `readNow` (a reading never read early builds none). */
+  private places: Map<string, number> | null = null;
+  /** What `readNow` gave, by place, until the steps reach it: per window of the list, the input (undefined: passed over). */
+  private readonly early = new Map<number, Array<RankInput | null | undefined>>();
+  /** Where the steps are: the places before it are done (read, or taken from `early`). */
+  private next = 0;
+  private reads = 0;
+  private skips = 0;
+
+  /** The steps have walked every pool. */
+  private done = false;
+
+  /**
+   * `eventsBetween`: events may change the pools before the steps reach them
+   * (`readNow`), so `traded` is copied as it is now; otherwise the steps walk it as it
+   * stands, no event applied between them.
+   */
+  constructor(
+    private readonly traded: ReadonlyMap<string, TradedPool>,
+    private readonly windows: readonly RankingWindow[],
+    private readonly now: number,
+    private readonly market: FeedMarket,
+    private readonly isStock: (token: string) => boolean,
+    out: Map<RankingWindow, Map<string, RankInput | null>>,
+    private readonly memo?: InputMemo,
+    private readonly eventsBetween = false,
+  ) {
+    if (eventsBetween) {
+      for (const [pool, entry] of traded) {
+        this.pools.push(pool);
+        this.entries.push(entry.at, entry.seq);
+      }
+    }
+    this.since = windows.map((w) => now - WINDOWS[w]);
+    this.index = windows.map((w) => WINDOW_INDEX[w]);
+    for (const w of windows) out.set(w, new Map());
+    this.outs = windows.map((w) => out.get(w)!);
+    let earliest = Infinity;
+    for (const t of this.since) if (t < earliest) earliest = t;
+    this.earliest = earliest;
+  }
+
+  /** Every pool has been read (the steps are done). */
+  get complete(): boolean {
+    return this.done;
+  }
+
+  /**
+   * Reads `pool` now if this reading has it and has not read it yet (an event is about
+   * to change it, or its state is leaving memory). Only for a reading made with `eventsBetween`.
+   */
+  readNow(pool: string): void {
+    if (this.done || !this.eventsBetween) return;
+    if (this.places === null) {
+      this.places = new Map();
+      for (let i = this.next; i < this.pools.length; i++) this.places.set(this.pools[i]!, i);
+    }
+    const i = this.places.get(pool);
+    if (i === undefined || i < this.next || this.early.has(i)) return;
+    const got: Array<RankInput | null | undefined> = new Array(this.windows.length);
+    this.readOne(pool, this.entries[2 * i]!, this.entries[2 * i + 1]!, got);
+    this.early.set(i, got);
+  }
+
+  /** The pools in order, a yield every INPUT_STEP_POOLS read (or INPUT_STEP_SKIPS passed over). */
+  *steps(): Generator<void> {
+    if (!this.eventsBetween) {
+      for (const [pool, entry] of this.traded) if (this.step(this.readOne(pool, entry.at, entry.seq, null))) yield;
+      this.done = true;
+      return;
+    }
+    const outs = this.outs;
+    while (this.next < this.pools.length) {
+      const i = this.next;
+      const got = this.early.get(i);
+      let read = false;
+      if (got !== undefined) {
+        this.early.delete(i);
+        for (let w = 0; w < got.length; w++) if (got[w] !== undefined) outs[w]!.set(this.pools[i]!, got[w]!);
+      } else read = this.readOne(this.pools[i]!, this.entries[2 * i]!, this.entries[2 * i + 1]!, null);
+      this.next = i + 1;
+      if (this.step(read)) yield;
+    }
+    this.done = true;
+  }
+
+  /** Counts one pool read or passed over: true for a yield (every INPUT_STEP_POOLS read, INPUT_STEP_SKIPS passed over). */
+  private step(read: boolean): boolean {
+    return read ? ++this.reads % INPUT_STEP_POOLS === 0 : ++this.skips % INPUT_STEP_SKIPS === 0;
+  }
+
+  /**
+   * The inputs of `pool` (its `traded` record at, seq as at `now`), into `out` (the
+   * steps') or `got` (by window of the list; undefined where passed over); true when the
+   * pool needed a read.
+   */
+  private readOne(pool: string, at: number, entrySeq: number, got: Array<RankInput | null | undefined> | null): boolean {
+    const { windows, since, index, now, market, isStock, memo } = this;
+    const outs = this.outs;
     const m = memo?.get(pool);
     let needs = 0;
     if (plan.length < windows.length) plan = new Uint8Array(windows.length);
-    for (let i = 0; i < windows.length; i++) {
-      const o = index[i]! * MEMO_FIELDS;
+    for (let w = 0; w < windows.length; w++) {
+      const o = index[w]! * MEMO_FIELDS;
       // Figures kept as the pool was passivated, at `kept` (NaN: none): not in the books yet, and usable from that time on.
       const kept = m === undefined ? NaN : m.w[o + M_KEPT]!;
       const seq = m === undefined || now < kept ? NaN : m.w[o + M_SEQ]!;
-      if (at <= since[i]!) {
+      if (at <= since[w]!) {
         // Not traded in the window: null, unless the memo says its last input already was.
-        plan[i] = seq === -Infinity ? SKIP : NULL;
-      } else if (seq === entry.seq && now < m!.w[o + M_UNTIL]!) {
+        plan[w] = seq === -Infinity ? SKIP : NULL;
+      } else if (seq === entrySeq && now < m!.w[o + M_UNTIL]!) {
         const change = m!.w[o + M_CHANGE]!;
-        plan[i] = kept === kept || m!.stock || change > 0 || isStock(m!.base) ? MEMO : SKIP;
-      } else if (seq === entry.seq && stepTo(m!, index[i]!, now)) {
-        plan[i] = AHEAD;
+        plan[w] = kept === kept || m!.stock || change > 0 || isStock(m!.base) ? MEMO : SKIP;
+      } else if (seq === entrySeq && stepTo(m!, index[w]!, now)) {
+        plan[w] = AHEAD;
       } else {
-        plan[i] = READ;
+        plan[w] = READ;
         needs++;
       }
     }
-    const reading = needs > 0 && at > earliest;
+    const reading = needs > 0 && at > this.earliest;
     // Asked before the read: a passivated pool's read may activate it.
     const passivated = reading && memo !== undefined && market.resident !== undefined && !market.resident(pool);
     if (passivated) memo.passivatedReads++;
     const s = reading ? market.pool(pool) : undefined;
-    if (needs > 0) {
-      reads++;
-      if (memo) memo.reads++;
-    }
+    if (needs > 0 && memo) memo.reads++;
     let q: number | null | undefined;
     let rec: Memo | undefined;
     let stock = false;
@@ -746,27 +844,30 @@ function* readInputs(
       stock = isStock(info.base_address);
       if (memo) rec = memo.record(pool, s, stock);
     }
-    for (let i = 0; i < windows.length; i++) {
-      const p = plan[i]!;
+    for (let w = 0; w < windows.length; w++) {
+      const p = plan[w]!;
       if (p === SKIP) {
         if (memo) memo.skips++;
         continue;
       }
-      const o = index[i]! * MEMO_FIELDS;
+      const o = index[w]! * MEMO_FIELDS;
       if (p === NULL || (p === READ && s === undefined)) {
-        outs[i]!.set(pool, null);
+        if (got === null) outs[w]!.set(pool, null);
+        else got[w] = null;
         // Known null from now on: passed over until it trades again.
         if (memo) {
-          const w = memo.entry(pool).w;
-          w[o + M_SEQ] = -Infinity;
-          w[o + M_KEPT] = NaN;
+          const mw = memo.entry(pool).w;
+          mw[o + M_SEQ] = -Infinity;
+          mw[o + M_KEPT] = NaN;
         }
         continue;
       }
       if (p === MEMO || p === AHEAD) {
         const mm = m!;
         q ??= market.quoteUsd(mm.quote);
-        outs[i]!.set(pool, memoInput(pool, mm, index[i]!, q, isStock(mm.base)));
+        const input = memoInput(pool, mm, index[w]!, q, isStock(mm.base));
+        if (got === null) outs[w]!.set(pool, input);
+        else got[w] = input;
         // In the books from now on.
         mm.w[o + M_KEPT] = NaN;
         if (p === MEMO) memo!.reused++;
@@ -774,24 +875,25 @@ function* readInputs(
         continue;
       }
       // Only the windows due: each is a scan of the pool's trade log or a ring, into the input itself.
-      const input = s!.windows.figures(now, windows[i]!, rankInput(s!, null, now, stock));
+      const input = s!.windows.figures(now, windows[w]!, rankInput(s!, null, now, stock));
       // Liquidity in USD as the snapshot has it: the quote side's liquidity × the quote's USD price.
       input.liquidity_usd = q === null || q === undefined ? null : liquidityQuote(s!) * q;
-      outs[i]!.set(pool, input);
+      if (got === null) outs[w]!.set(pool, input);
+      else got[w] = input;
       if (rec !== undefined) {
-        const w = rec.w;
-        w[o + M_SEQ] = entry.seq;
-        w[o + M_UNTIL] = s!.windows.stableUntil(now, windows[i]!);
-        w[o + M_VOLUME] = input.volume_usd ?? NaN;
-        w[o + M_TRADERS] = input.trader_count;
-        w[o + M_TRADES] = input.trade_count;
-        w[o + M_CHANGE] = input.price_change_pct ?? NaN;
-        w[o + M_KEPT] = NaN;
+        const rw = rec.w;
+        rw[o + M_SEQ] = entrySeq;
+        rw[o + M_UNTIL] = s!.windows.stableUntil(now, windows[w]!);
+        rw[o + M_VOLUME] = input.volume_usd ?? NaN;
+        rw[o + M_TRADERS] = input.trader_count;
+        rw[o + M_TRADES] = input.trade_count;
+        rw[o + M_CHANGE] = input.price_change_pct ?? NaN;
+        rw[o + M_KEPT] = NaN;
         // A passivated pool's figures to come, so that its trades leaving the window do not read it again.
-        rec.ahead[index[i]!] = passivated ? stepsAhead(s!.windows, windows[i]!, w[o + M_UNTIL]!) : null;
+        rec.ahead[index[w]!] = passivated ? stepsAhead(s!.windows, windows[w]!, rw[o + M_UNTIL]!) : null;
       }
     }
-    if (needs > 0 ? reads % INPUT_STEP_POOLS === 0 : ++skips % INPUT_STEP_SKIPS === 0) yield;
+    return needs > 0;
   }
 }
 

@@ -63,6 +63,14 @@ export class RankingsQuery implements FeedMarket {
     return this.state.quoteUsd(quote);
   }
 
+  mintUsd(mint: string): number | null {
+    return this.state.mintUsd(mint);
+  }
+
+  quoteUsdWith(quote: string, mintUsd: (mint: string) => number | null): number | null {
+    return this.state.quoteUsdWith(quote, mintUsd);
+  }
+
   /** The rows of (feed, window) as last published, best first, and the seq of the last batch they include. */
   rows(feed: FeedName, window: RankingWindow): { rows: readonly RankRow[]; seq: number } {
     const book = bookOf(this.feeds.get(feedKey(feed, window)));

@@ -156,6 +156,11 @@ export class MarketState {
     return quoteUsdOf(quote, this.latest);
   }
 
+  /** `quoteUsd` with the known mints' USD prices given (the ranking recompute's, as at its tick): the tokens and pools as they stand. */
+  quoteUsdWith(quote: string, mintUsd: (mint: string) => number | null): number | null {
+    return quoteUsdOf(quote, { token: this.latest.token, pool: this.latest.pool, mintUsd });
+  }
+
   /** The known mint a quote asset is valued through and its factor (usd-price.ts quoteUsdVia), as the pools stand now. */
   quoteUsdVia(quote: string): [mint: string, factor: number] | null {
     return quoteUsdVia(quote, this.latest);

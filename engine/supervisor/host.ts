@@ -155,6 +155,14 @@ export class ActorHost<S> {
    */
   beforePassivate: ((key: string, state: Readonly<S>) => void) | null = null;
   /**
+   * Called right before a live event is applied to an actor, or `update` changes it, the
+   * actor in memory and its state still as before (the engine: a ranking recompute
+   * reading as events go on reads a pool before it changes, RankingStreams.
+   * beforePoolChange); null: nothing. Not for events an actor already holds (start-up
+   * replay skips them) nor for a rebuild's replay.
+   */
+  beforeApply: ((key: string) => void) | null = null;
+  /**
    * The engine is replaying events an earlier run logged (after its last checkpoint): an
    * actor created now without a snapshot may have existed in that run (see `load`).
    */
@@ -384,6 +392,7 @@ export class ActorHost<S> {
     if (this.stopped.size > 0 && this.stopped.has(key)) return undefined;
     const resident = this.residents.get(key) ?? this.activate(key, create);
     if (!resident) return undefined;
+    this.beforeApply?.(key);
     // First: should it throw part-way, what it changed is snapshotted all the same.
     resident.dirty = true;
     return change(resident.state);
@@ -614,6 +623,7 @@ export class ActorHost<S> {
       if (this.rederives) this.rederiveOne(resident, event, seq);
       return;
     }
+    this.beforeApply?.(key);
     const live = this.live;
     live.key = key;
     live.event = event;

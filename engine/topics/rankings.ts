@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import {
   FEED_DEFAULTS,
   LIVE_FEEDS,
@@ -9,8 +10,8 @@ import {
   flushLive,
   forgetUntraded,
   InputMemo,
+  InputsReading,
   recompute,
-  windowInputSteps,
   snapshotEvent,
   STOCK_TAGS_KEY,
   TRADED_KEY,
@@ -23,6 +24,7 @@ import {
   type RankRow,
   type RankingWindow,
 } from '../../actors/index.ts';
+import { KNOWN_MINTS } from '../model/index.ts';
 import { topics } from './names.ts';
 import type { TopicSink } from './sink.ts';
 
@@ -51,9 +53,10 @@ export interface RankingTicker {
 }
 
 /** The inputs of the windows ticking at `at`, read in steps; each window takes its map out of `out` once. */
-interface InputsReading {
+interface TickReading {
   at: number;
   out: Map<RankingWindow, Map<string, RankInput | null>>;
+  reader: InputsReading;
   steps: Generator<void>;
 }
 
@@ -70,6 +73,16 @@ export interface RankingStreamsOptions {
   stockMints?: ReadonlySet<string>;
   /** Re-read only the pools that may have changed (InputMemo; default on): off only to test that it changes nothing. */
   memo?: boolean;
+  /**
+   * A recompute holds the events while it reads the pools (Ticker `holds`; default true:
+   * an Applier of whole batches, `mds replay`, runs it whole at its tick). False: the
+   * events go on between its slices, and the engine calls `beforePoolChange` before
+   * each change to a pool (`mds serve`, so that a backlog's WebSocket frames do not wait
+   * for the recompute's reads).
+   */
+  holds?: boolean;
+  /** Where a failed read before a pool's change is logged. */
+  log?: Logger;
 }
 
 /** The live feeds' beat: an `enter` goes out at most a second of engine time after the event that caused it. */
@@ -100,7 +113,9 @@ export class RankingStreams {
   private readonly updatedAt = new Map<string, number>();
   private readonly stockMints: ReadonlySet<string>;
   /** The inputs being read, or read, for the windows still to recompute at its `at` (each taken once). */
-  private reading: InputsReading | null = null;
+  private current: TickReading | null = null;
+  /** Whether a recompute holds the events (RankingStreamsOptions.holds). */
+  private readonly holds: boolean;
   /** Recomputes ticked and not done, in tick order: run one after the other, as whole ones ran. */
   private readonly jobs: Array<{ window: RankingWindow; at: number; done: boolean }> = [];
   /** The pass over `jobs` under way (any window's pass drives it). */
@@ -111,16 +126,41 @@ export class RankingStreams {
   constructor(private readonly options: RankingStreamsOptions) {
     this.stockMints = options.stockMints ?? new Set();
     this.memo = options.memo === false ? null : new InputMemo();
+    this.holds = options.holds !== false;
   }
 
   /**
-   * Registers the feeds' ticks. A window's recompute is a pass in slices that holds the
-   * events (Ticker `holds`): reads and socket writes run between its slices, no event
-   * is applied until it ends, so it gives what the whole recompute gave at its tick.
+   * Registers the feeds' ticks. A window's recompute is a pass in slices; reads and
+   * socket writes run between them. Either it holds the events (Ticker `holds`): no
+   * event is applied until it ends; or the events go on, and each pool it has not read
+   * yet is read right before an event changes it (`beforePoolChange`), the known mints'
+   * USD prices as at its tick. Either way it gives what the whole recompute gave at its
+   * tick (but for a pool quoted in a token whose pools trade meanwhile: PricesAtTick).
    */
   start(ticker: RankingTicker): void {
     ticker.every('rankings:live', LIVE_FLUSH_MS, (at) => this.flushLive(at));
-    for (const w of RANKING_WINDOWS) ticker.every(`rankings:${w}`, RECOMPUTE_MS[w], (at) => this.recomputeSteps(w, at), { holds: true });
+    for (const w of RANKING_WINDOWS) ticker.every(`rankings:${w}`, RECOMPUTE_MS[w], (at) => this.recomputeSteps(w, at), { holds: this.holds });
+  }
+
+  /**
+   * An event is about to change `pool` (the engine's pool host, ActorHost.beforeApply),
+   * or its state is leaving memory: a reading under way that has not read it reads it
+   * now, as it stands at the reading's tick.
+   */
+  beforePoolChange(pool: string): void {
+    const reading = this.current;
+    if (reading === null || reading.reader.complete) return;
+    try {
+      reading.reader.readNow(pool);
+    } catch (err) {
+      // The pool is read again where the steps reach it, as it stands then.
+      this.options.log?.error({ err, pool }, 'a ranking recompute failed to read a pool before it changed');
+    }
+  }
+
+  /** A recompute is reading the pools (its steps not done): with `holds` false, events go on meanwhile. */
+  get reading(): boolean {
+    return this.current !== null && !this.current.reader.complete;
   }
 
   /** The live feeds' tick. */
@@ -148,6 +188,9 @@ export class RankingStreams {
    * window's pass drives them on: this pass ends once its own is done.
    */
   *recomputeSteps(window: RankingWindow, at: number): Generator<void> {
+    // Events going on between the slices: a recompute of an earlier tick still under
+    // way ends now, so that this one's reading begins at its tick (one reading at a time).
+    if (!this.holds && this.jobs.some((job) => job.at !== at)) this.finishJobs();
     const job = { window, at, done: false };
     this.jobs.push(job);
     while (!job.done) {
@@ -161,6 +204,16 @@ export class RankingStreams {
       }
       if (step.done) this.runner = null;
       if (!job.done) yield;
+    }
+  }
+
+  /** Runs the recomputes ticked and not done to their end now. */
+  private finishJobs(): void {
+    this.runner ??= this.runJobs();
+    try {
+      while (!this.runner.next().done);
+    } finally {
+      this.runner = null;
     }
   }
 
@@ -185,6 +238,7 @@ export class RankingStreams {
    * nor moved in the LRU order, here.
    */
   passivating(pool: string, s: PoolState, now: number): void {
+    this.beforePoolChange(pool);
     const memo = this.memo;
     const feeds = this.options.feeds;
     if (memo === null || !s.info || !feeds.isResident(TRADED_KEY) || !feeds.isResident(STOCK_TAGS_KEY)) return;
@@ -203,20 +257,24 @@ export class RankingStreams {
     // the three feeds and for every window whose tick falls at `at` (they tick one after
     // the other, with no event between: the ticker's one pass over what is due). The
     // reading is shared: the first window's pass begins it, any of them drives it on.
-    let reading = this.reading;
+    let reading = this.current;
     if (reading === null || reading.at !== at || !reading.out.has(window)) {
       const tags = this.options.feeds.get(STOCK_TAGS_KEY);
-      const tagged = tags?.role === 'stock-tags' ? tags.stockTokens : undefined;
+      const live = tags?.role === 'stock-tags' ? tags.stockTokens : undefined;
+      // Events going on between the steps: the stock tags and the quotes' USD prices as at the tick.
+      const tagged = this.holds || live === undefined ? live : new Set(live);
       const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
+      const prices = this.holds ? null : new PricesAtTick(this.options.market);
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
       const out = new Map<RankingWindow, Map<string, RankInput | null>>();
       this.memo?.hold(NON_LIVE_KEYS.map((key) => this.options.feeds.get(key)));
-      reading = this.reading = { at, out, steps: windowInputSteps(traded.traded, due, at, this.options.market, isStock, out, this.memo ?? undefined) };
+      const reader = new InputsReading(traded.traded, due, at, prices?.market ?? this.options.market, isStock, out, this.memo ?? undefined, !this.holds);
+      reading = this.current = { at, out, reader, steps: reader.steps() };
     }
     while (!reading.steps.next().done) yield;
     const inputs = reading.out.get(window)!;
     reading.out.delete(window);
-    if (reading.out.size === 0 && this.reading === reading) this.reading = null;
+    if (reading.out.size === 0 && this.current === reading) this.current = null;
     for (const feed of NON_LIVE) {
       const key = feedKey(feed, window);
       const flush = this.options.feeds.update(
@@ -267,5 +325,27 @@ export class RankingStreams {
       this.snapshots.set(topic, frame);
     }
     return frame;
+  }
+}
+
+/**
+ * The known mints' USD prices (wSOL, USDC, USDT) as at a reading's tick, for a reading
+ * that lets the events go on: taken when it begins. A quote that is a token is valued
+ * through its pools as they stand when read (a pool quoted in another launchpad token:
+ * its liquidity in USD may then follow a trade in that token's pools made after the tick).
+ */
+class PricesAtTick {
+  private readonly mints = new Map<string, number | null>();
+  readonly market: FeedMarket;
+
+  constructor(live: FeedMarket) {
+    for (const mint of Object.keys(KNOWN_MINTS)) this.mints.set(mint, live.mintUsd ? live.mintUsd(mint) : live.quoteUsd(mint));
+    const mintUsd = (mint: string): number | null => this.mints.get(mint) ?? null;
+    const market: FeedMarket = {
+      pool: (address) => live.pool(address),
+      quoteUsd: (quote) => (live.quoteUsdWith ? live.quoteUsdWith(quote, mintUsd) : live.quoteUsd(quote)),
+    };
+    if (live.resident) market.resident = (address) => live.resident!(address);
+    this.market = market;
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createEngine, type Engine } from '../../engine/system.ts';
 import { useTempEngine } from '../helpers/engine-server.ts';
-import { swapStream, testConfig } from '../helpers/fixtures.ts';
+import { base58, rng, swapStream, testConfig } from '../helpers/fixtures.ts';
 
 /**
  * Reads during a backlog (issue 25): every long piece of main-thread work that a backlog
@@ -157,27 +157,55 @@ describe('a backlog yields to the event loop', () => {
     expect(mostInOneSlice, 'snapshots written between two turns').toBe(1);
   });
 
-  it('recomputes a ranking window in slices with no event applied between them, and ranks as the whole recompute does', async () => {
-    // 400 pools traded over 3 minutes of event time: the 5m window recomputes every minute over all of them.
-    const events = [...swapStream(18_000, 400, 13, true)];
-    const open = async (name: string, flushSliceMs: number) => {
-      const engine = await createEngine({ config: testConfig(join(temp.dir.path, name)), flushSliceMs });
+  it('recomputes a ranking window in slices with events applied between them (each pool read before an event changes it), and ranks as the whole recompute does', async () => {
+    // 400 pools traded over 3 minutes of event time: the 5m window recomputes every minute
+    // over all of them. wSOL's price swings between 300 and 0.001 USD at each quote_price,
+    // so which pools pass top_gainers' liquidity in USD depends on the price at the tick;
+    // the tokens of the last 40 pools read are tagged `stock` and untagged in turn, so the stocks feed's
+    // members depend on the tags at the tick.
+    let swing = 0;
+    let swaps = 0;
+    const events = [...swapStream(18_000, 400, 13, true)].flatMap((ev) => {
+      if (ev.type === 'quote_price') return [{ ...ev, price_usd: swing++ % 2 === 0 ? 0.001 : 300 }];
+      if (ev.type !== 'swap' || ++swaps % 37 !== 0) return [ev];
+      const k = (swaps / 37) % 80;
+      const tags = k < 40 ? ['stock'] : [];
+      const mint = base58(rng(13 * 1_000 + 360 + (k % 40)), 44);
+      return [ev, { type: 'token', token_address: mint, decimals: 6, supply_raw: '1000000000000000', symbol: 'S', name: 'Stock', slot: ev.slot, at: ev.at, tags }];
+    });
+    const opened: Engine[] = [];
+    const open = async (name: string, flushSliceMs: number, rankingsHold: boolean) => {
+      const engine = await createEngine({ config: testConfig(join(temp.dir.path, name)), flushSliceMs, rankingsHold });
       opened.push(engine);
       return engine;
     };
-    const opened: Engine[] = [];
     try {
-      // Slices of one step each (a few pools read), against one slice for all.
-      const sliced = await open('sliced', 0);
-      const whole = await open('whole', 1e9);
+      // Slices of one step each (a few pools read), the events going on between them,
+      // against one slice for all that holds the events: what a recompute at a tick gives.
+      const sliced = await open('sliced', 0, false);
+      const whole = await open('whole', 1e9, true);
+      // Every snapshot popular, top_gainers and stocks publish: its tick, and its rows' pools, ranks and scores.
+      const published = new Map<Engine, string[]>();
+      for (const engine of [sliced, whole]) {
+        const frames: string[] = [];
+        published.set(engine, frames);
+        engine.attachTopics({
+          has: (topic) => /^rankings:(popular|top_gainers|stocks):/.test(topic),
+          publish: (topic, frame) => {
+            const data = (JSON.parse(frame) as { data: { updated_at: number; rankings: Array<{ pool_address: string; rank: number; score: number }> } }).data;
+            frames.push(`${topic} ${data.updated_at} ${data.rankings.map((r) => `${r.pool_address}:${r.rank}:${r.score}`).join(' ')}`);
+          },
+        });
+      }
       let delivered = 0;
       sliced.router.subscribe('pool.trade', () => void delivered++);
-      /** While the recompute holds: the trades delivered at each turn (unchanged while it holds). */
-      const held: number[][] = [];
+      /** While a recompute reads: the trades delivered at each turn. */
+      const reading: number[][] = [];
       let stretch: number[] | null = null;
       const watch = everyTurn(() => {
-        if (!sliced.ticker.holding) return void (stretch = null);
-        if (stretch === null) held.push((stretch = []));
+        expect(sliced.ticker.holding, 'a recompute holding the events').toBe(false);
+        if (!sliced.rankings!.reading) return void (stretch = null);
+        if (stretch === null) reading.push((stretch = []));
         stretch.push(delivered);
       });
       for (const engine of [sliced, whole]) {
@@ -185,14 +213,20 @@ describe('a backlog yields to the event loop', () => {
         await engine.gate.flush();
       }
       watch.stop();
-      expect(held.length, 'recomputes that spanned event-loop turns').toBeGreaterThan(0);
-      for (const turns of held) expect(new Set(turns).size, 'trades delivered while a recompute held').toBe(1);
-      // What the sliced recomputes gave is what the whole ones gave at the same engine times.
+      expect(reading.length, 'recomputes that spanned event-loop turns').toBeGreaterThan(0);
+      const movedOn = reading.filter((turns) => new Set(turns).size > 1).length;
+      expect(movedOn, 'recomputes during which trades were applied').toBeGreaterThan(0);
+      // What the sliced recomputes gave is what the whole ones gave at the same engine times:
+      // each snapshot published (the entries' other values are as at its publishing),
+      // and the last ones as a new subscriber gets them.
+      expect(published.get(sliced)!.length).toBeGreaterThan(4);
+      expect(published.get(sliced)).toEqual(published.get(whole));
+      const rows = (frame: string) => (JSON.parse(frame) as { data: { rankings: Array<{ pool_address: string; rank: number; score: number }> } }).data.rankings.map((r) => [r.pool_address, r.rank, r.score]);
       for (const feed of ['popular', 'top_gainers'] as const) {
         for (const window of ['5m', '1h'] as const) {
-          const frame = sliced.rankings!.snapshotFrame(feed, window);
-          expect(frame).toBe(whole.rankings!.snapshotFrame(feed, window));
-          if (feed === 'popular' && window === '5m') expect(frame.match(/"rank":/g)?.length).toBeGreaterThan(20);
+          const frame = rows(sliced.rankings!.snapshotFrame(feed, window));
+          expect(frame).toEqual(rows(whole.rankings!.snapshotFrame(feed, window)));
+          if (feed === 'popular' && window === '5m') expect(frame.length).toBeGreaterThan(20);
         }
       }
     } finally {
