@@ -16,11 +16,17 @@ import type { CpuProfile } from './profile.ts';
  * - gc, idle, program (V8's pseudo-frames); evict, checkpoint; other: what runs between
  *   the hold's slices (reads, socket writes, the publisher).
  *
- * `node --import tsx bench/hold-profile.ts PROFILE [MIN]`
+ * `node --import tsx bench/hold-profile.ts PROFILE [MIN] [--all]`
+ *
+ * `--all`: every stretch of at least MIN ms with no event delivered, whether or not it
+ * holds recompute samples (what a WebSocket client's silences are made of under `mds
+ * serve`, whose recomputes no longer hold the events).
  */
 
-const [file, min = '250'] = process.argv.slice(2);
-if (!file) throw new Error('usage: bench/hold-profile.ts PROFILE [MIN_MS]');
+const args = process.argv.slice(2);
+const everyStretch = args.includes('--all');
+const [file, min = '250'] = args.filter((a) => a !== '--all');
+if (!file) throw new Error('usage: bench/hold-profile.ts PROFILE [MIN_MS] [--all]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const names = new Map(profile.nodes.map((n) => [n.id, `${n.callFrame.functionName}@${n.callFrame.url.split('/').slice(-2).join('/')}`]));
 const parent = new Map<number, number>();
@@ -63,7 +69,7 @@ for (let i = 0; i < profile.samples.length; i++) {
     continue;
   }
   const ms = (t - since) / 1000;
-  if (ms >= Number(min) && stretch.some(([, s]) => kindOf(s).startsWith('recompute'))) {
+  if (ms >= Number(min) && (everyStretch || stretch.some(([, s]) => kindOf(s).startsWith('recompute')))) {
     const sums = new Map<string, number>();
     for (let k = 1; k < stretch.length; k++) {
       const kind = kindOf(stretch[k]![1]);
