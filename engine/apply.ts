@@ -232,7 +232,14 @@ export class Applier {
           // go out as it goes, not all at its end.
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
         }, deadline);
-        if (!finished) break;
+        if (!finished) {
+          // A batch longer than a slice (a backlog's, thousands of events): its evictions
+          // do not wait for its end, when its actors would be far past the bound and the
+          // events wait for them all (hundreds of ms with no frame); past the lag they
+          // begin the next slice, the batch's events the rest of it.
+          if (sliceMs !== Infinity && farOverBound(hosts, this.options.evictionLag ?? 0)) this.evictionsBehind = true;
+          break;
+        }
         // The bound is kept within the slice if it can be. What is left to evict is
         // evicted first in the next slices: beside the next batch's events (above) once
         // within twice the lag, when the batch counts as applied; before any more events past it.

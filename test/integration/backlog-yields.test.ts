@@ -117,6 +117,32 @@ describe('a backlog yields to the event loop', () => {
     expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
   });
 
+  it('evicts past the byte bound between the slices of a batch longer than a slice, not only after its last event', async () => {
+    const POOLS = 1_000;
+    const events = [...swapStream(3 * POOLS, POOLS, 9, true)];
+    // ~250 pools' worth of estimated bytes, one batch of every event (each pool's first
+    // swap activates it), applied in slices of 1 ms: its actors would pass the bound
+    // several times over by its end if its evictions waited for it.
+    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 10_000 }, actors: { residentBytesMax: 2_000_000, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    const budget = e.pools.budget!;
+    const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
+    let mostOver = 0;
+    let batches = 0;
+    e.onApplied(() => void batches++);
+    const watch = everyTurn(() => {
+      mostOver = Math.max(mostOver, budget.bytes - held() - budget.max);
+    });
+    await Promise.all(events.map((ev) => e.ingest(ev)));
+    await e.gate.flush();
+    watch.stop();
+    expect(batches, 'batches').toBeLessThanOrEqual(3);
+    expect(mostOver, 'the most past the bound between two turns').toBeGreaterThan(0);
+    expect(mostOver, 'the most past the bound between two turns').toBeLessThanOrEqual(budget.max / 2);
+    expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
+    const last = events.findLast((ev) => ev.type === 'pool')!.pool_address as string;
+    expect(e.query.market!.pools.pool(last)!.totals.trade_count).toBe(3);
+  });
+
   it('evicts in slices at an idle sweep the actors reads brought back past the bound: turns run while they are evicted', async () => {
     const BOUND = 50;
     const POOLS = 400;
