@@ -17,13 +17,6 @@ const FRAMES_FLUSH_MASK = 63;
 const REPLAY_CHUNK = 4096;
 /** The share of a slice that evictions lagging behind applied batches take before the slice's events (Applier.evictionsBehind). */
 const EVICT_SHARE = 0.5;
-/**
- * The same past `evictionLag` (up to twice it, past which the events wait): most of the
- * slice, so that the excess goes while a WebSocket client still gets frames (at a
- * 1M-swap backlog, the events waiting for a batch's evictions were most of its silences
- * over 250 ms once the ranking recomputes no longer held them: bench/README, backlog).
- */
-const EVICT_SHARE_PAST_LAG = 0.85;
 
 /** One event as applied to the actors: in ingest seq order. */
 export interface StampedEvent {
@@ -131,9 +124,8 @@ export class Applier {
 
   /**
    * The evictions past the resident bounds that applied batches left are under way
-   * (within twice `evictionLag` of the bound: the batch was handed on): EVICT_SHARE of
-   * each slice first (EVICT_SHARE_PAST_LAG past the lag), then later events; whole
-   * slices, events waiting, past twice the lag.
+   * (within `evictionLag` of the bound: the batch was handed on): EVICT_SHARE of each
+   * slice first, then later events; whole slices, events waiting, past the lag.
    */
   evictionsBehind = false;
 
@@ -209,13 +201,12 @@ export class Applier {
       if (this.evictionsBehind) {
         // What applied batches left past the bounds goes first: part of the slice while
         // within the lag (actors.evictionLag), so that events and their frames go on
-        // meanwhile; most of it past the lag; all of it, and the events wait, past twice it.
+        // meanwhile; all of it, and the events wait, past the lag.
         const lag = this.options.evictionLag ?? 0;
-        const hard = farOverBound(hosts, 2 * lag);
-        const share = hard ? 1 : farOverBound(hosts, lag) ? EVICT_SHARE_PAST_LAG : EVICT_SHARE;
-        const until = share === 1 ? deadline : now + sliceMs * share;
+        const far = farOverBound(hosts, lag);
+        const until = far ? deadline : now + sliceMs * EVICT_SHARE;
         if (longTasks.time('evict', () => evictOverBound(hosts, until))) this.evictionsBehind = false;
-        else if (hard || farOverBound(hosts, 2 * lag)) finished = false;
+        else if (far || farOverBound(hosts, lag)) finished = false;
       }
       while (finished && this.pending.length) {
         const batch = this.pending[0]!;
@@ -233,19 +224,19 @@ export class Applier {
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
         }, deadline);
         if (!finished) {
-          // A batch longer than a slice (a backlog's, thousands of events): its evictions
-          // do not wait for its end, when its actors would be far past the bound and the
-          // events wait for them all (hundreds of ms with no frame); past the lag they
-          // begin the next slice, the batch's events the rest of it.
+          // A batch longer than a slice (a backlog's: up to 2,000 events, hundreds of ms):
+          // its evictions do not wait for its end, by when its actors could be several
+          // times past the bound; past the lag they begin the next slice (evictionsBehind,
+          // above), the batch's events going on once they are back within it.
           if (sliceMs !== Infinity && farOverBound(hosts, this.options.evictionLag ?? 0)) this.evictionsBehind = true;
           break;
         }
         // The bound is kept within the slice if it can be. What is left to evict is
         // evicted first in the next slices: beside the next batch's events (above) once
-        // within twice the lag, when the batch counts as applied; before any more events past it.
+        // within the lag, when the batch counts as applied; before any more events past it.
         if (!longTasks.time('evict', () => evictOverBound(hosts, deadline))) {
           finished = false;
-          if (farOverBound(hosts, 2 * (this.options.evictionLag ?? 0))) break;
+          if (farOverBound(hosts, this.options.evictionLag ?? 0)) break;
           this.evictionsBehind = true;
         }
         this.pending.shift();

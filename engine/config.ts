@@ -146,7 +146,7 @@ export const configSchema = z
           .min(0)
           .max(1)
           .default(ACTORS_EVICTION_LAG)
-          .describe('how far past residentMax or residentBytesMax, as a fraction of the bound, the evictions of applied batches may lag while later events are applied in slices (ingest.applySliceMs), half of each slice theirs; past it, 85 % of each slice theirs; past twice it, events wait until the evictions are back within that (0: every batch evicted to the bound before the next event)'),
+          .describe('how far past residentMax or residentBytesMax, as a fraction of the bound, the evictions of applied batches may lag while later events are applied in slices (ingest.applySliceMs), half of each slice theirs; past it, events wait until the evictions are back within it (0: every batch evicted to the bound before the next event)'),
       })
       .strict()
       .default({ idleMs: 60_000, sweepMs: 5_000, checkpointMs: 30_000, checkpointSliceMs: 5, checkpointShare: CHECKPOINT_SHARE, restartsMax: 10, residentMax: ACTORS_RESIDENT_MAX, residentBytesMax: ACTORS_RESIDENT_BYTES_MAX, evictionLag: ACTORS_EVICTION_LAG }),

@@ -72,7 +72,7 @@ describe('a backlog yields to the event loop', () => {
     expect(e.query.market!.pools.pool(first)!.totals.trade_count).toBe(1);
   });
 
-  it('applies later batches while an earlier batch\'s evictions past the byte bound are under way (within twice actors.evictionLag), and keeps the bound in the end', async () => {
+  it('applies later batches while an earlier batch\'s evictions past the byte bound are under way (within actors.evictionLag), and keeps the bound in the end', async () => {
     const POOLS = 1_000;
     const events = [...swapStream(POOLS, POOLS, 5, true)];
     // ~250 pools' worth of estimated bytes, batches of 100 events: a batch ends past the
@@ -107,10 +107,8 @@ describe('a backlog yields to the event loop', () => {
     expect(batches).toBeGreaterThan(10);
     expect(handedOnOver, 'batches applied before their evictions were done').toBeGreaterThan(0);
     expect(tradesWhileBehind, 'trades of later batches applied while an earlier batch`s evictions were under way').toBeGreaterThan(0);
-    // A batch counts as applied within twice the lag: a quarter of the bound past it at most.
-    expect(mostOverAtHandOn).toBeLessThanOrEqual(budget.max / 4);
-    // Past the lag itself, the events went on (the evictions taking most of each slice).
-    expect(mostOverAtHandOn, 'the most past the bound a batch was handed on at').toBeGreaterThan(budget.max / 8);
+    // A batch counts as applied within the lag: an eighth of the bound past it at most.
+    expect(mostOverAtHandOn).toBeLessThanOrEqual(budget.max / 8);
     // Once settled, every eviction is done.
     expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
     const first = events.find((ev) => ev.type === 'pool')!.pool_address as string;
@@ -139,7 +137,7 @@ describe('a backlog yields to the event loop', () => {
     expect(mostOver, 'the most past the bound between two turns').toBeGreaterThan(0);
     expect(mostOver, 'the most past the bound between two turns').toBeLessThanOrEqual(budget.max / 2);
     expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
-    const last = events.findLast((ev) => ev.type === 'pool')!.pool_address as string;
+    const last = events.filter((ev) => ev.type === 'pool').at(-1)!.pool_address as string;
     expect(e.query.market!.pools.pool(last)!.totals.trade_count).toBe(3);
   });
 
