@@ -33,7 +33,9 @@ describe('a backlog yields to the event loop', () => {
     // Every pool declared and traded once: ~2,000 pools and tokens activated, ~1,900 evicted.
     const events = [...swapStream(POOLS, POOLS, 5, true)];
     const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
-    const e = await temp.open({ ingest: { applySliceMs: 1 }, actors: { residentMax: BOUND, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    // One batch, and a lag of the whole bound: its evictions begin between its slices only
+    // past twice the bound, so its last event leaves up to a bound's worth to evict.
+    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 10_000 }, actors: { residentMax: BOUND, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
     /** Turns after the last event was applied with pools still past the bound (their eviction under way). */
     let evictingTurns = 0;
     const watch = everyTurn(() => {
@@ -55,8 +57,10 @@ describe('a backlog yields to the event loop', () => {
     const POOLS = 1_000;
     const events = [...swapStream(POOLS, POOLS, 5, true)];
     const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
-    // About 50 pools' worth of estimated bytes: the byte bound (every kind together) evicts, not the count.
-    const e = await temp.open({ ingest: { applySliceMs: 1 }, actors: { residentBytesMax: 400_000, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    // About 50 pools' worth of estimated bytes: the byte bound (every kind together) evicts,
+    // not the count. One batch, and a lag of the whole bound: its evictions begin between
+    // its slices only past twice the bound, so its last event leaves up to a bound's worth.
+    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 10_000 }, actors: { residentBytesMax: 400_000, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
     const budget = e.pools.budget!;
     const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
     let evictingTurns = 0;
