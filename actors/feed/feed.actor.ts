@@ -339,8 +339,6 @@ export interface FeedMarket {
    */
   resident?(address: string): boolean;
   quoteUsd(quote: string): number | null;
-  /** A known mint's latest USD price (wSOL, USDC, USDT), or null. */
-  mintUsd?(mint: string): number | null;
   /** `quoteUsd` with the known mints' USD prices given (a token quote valued through its pools as they stand). */
   quoteUsdWith?(quote: string, mintUsd: (mint: string) => number | null): number | null;
 }

@@ -63,10 +63,6 @@ export class RankingsQuery implements FeedMarket {
     return this.state.quoteUsd(quote);
   }
 
-  mintUsd(mint: string): number | null {
-    return this.state.mintUsd(mint);
-  }
-
   quoteUsdWith(quote: string, mintUsd: (mint: string) => number | null): number | null {
     return this.state.quoteUsdWith(quote, mintUsd);
   }

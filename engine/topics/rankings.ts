@@ -135,7 +135,7 @@ export class RankingStreams {
    * event is applied until it ends; or the events go on, and each pool it has not read
    * yet is read right before an event changes it (`beforePoolChange`), the known mints'
    * USD prices as at its tick. Either way it gives what the whole recompute gave at its
-   * tick (but for a pool quoted in a token whose pools trade meanwhile: PricesAtTick).
+   * tick (but for a pool quoted in a token whose pools trade meanwhile: pricedAtTick).
    */
   start(ticker: RankingTicker): void {
     ticker.every('rankings:live', LIVE_FLUSH_MS, (at) => this.flushLive(at));
@@ -264,11 +264,11 @@ export class RankingStreams {
       // Events going on between the steps: the stock tags and the quotes' USD prices as at the tick.
       const tagged = this.holds || live === undefined ? live : new Set(live);
       const isStock = (token: string) => this.stockMints.has(token) || tagged?.has(token) === true;
-      const prices = this.holds ? null : new PricesAtTick(this.options.market);
+      const market = this.holds ? this.options.market : pricedAtTick(this.options.market);
       const due = RANKING_WINDOWS.filter((w) => w === window || (at % RECOMPUTE_MS[w] === 0 && RANKING_WINDOWS.indexOf(w) > RANKING_WINDOWS.indexOf(window)));
       const out = new Map<RankingWindow, Map<string, RankInput | null>>();
       this.memo?.hold(NON_LIVE_KEYS.map((key) => this.options.feeds.get(key)));
-      const reader = new InputsReading(traded.traded, due, at, prices?.market ?? this.options.market, isStock, out, this.memo ?? undefined, !this.holds);
+      const reader = new InputsReading(traded.traded, due, at, market, isStock, out, this.memo ?? undefined, !this.holds);
       reading = this.current = { at, out, reader, steps: reader.steps() };
     }
     while (!reading.steps.next().done) yield;
@@ -329,23 +329,20 @@ export class RankingStreams {
 }
 
 /**
- * The known mints' USD prices (wSOL, USDC, USDT) as at a reading's tick, for a reading
- * that lets the events go on: taken when it begins. A quote that is a token is valued
- * through its pools as they stand when read (a pool quoted in another launchpad token:
- * its liquidity in USD may then follow a trade in that token's pools made after the tick).
+ * `live` with the known mints' USD prices (wSOL, USDC, USDT) as at a reading's tick, for
+ * a reading that lets the events go on: taken when it begins. A quote that is a token is
+ * valued through its pools as they stand when read (a pool quoted in another launchpad
+ * token: its liquidity in USD may then follow a trade in that token's pools made after
+ * the tick). A market without `quoteUsdWith` (tests') is read as it stands.
  */
-class PricesAtTick {
-  private readonly mints = new Map<string, number | null>();
-  readonly market: FeedMarket;
-
-  constructor(live: FeedMarket) {
-    for (const mint of Object.keys(KNOWN_MINTS)) this.mints.set(mint, live.mintUsd ? live.mintUsd(mint) : live.quoteUsd(mint));
-    const mintUsd = (mint: string): number | null => this.mints.get(mint) ?? null;
-    const market: FeedMarket = {
-      pool: (address) => live.pool(address),
-      quoteUsd: (quote) => (live.quoteUsdWith ? live.quoteUsdWith(quote, mintUsd) : live.quoteUsd(quote)),
-    };
-    if (live.resident) market.resident = (address) => live.resident!(address);
-    this.market = market;
-  }
+function pricedAtTick(live: FeedMarket): FeedMarket {
+  const mints = new Map<string, number | null>();
+  for (const mint of Object.keys(KNOWN_MINTS)) mints.set(mint, live.quoteUsd(mint));
+  const mintUsd = (mint: string): number | null => mints.get(mint) ?? null;
+  const market: FeedMarket = {
+    pool: (address) => live.pool(address),
+    quoteUsd: (quote) => (live.quoteUsdWith ? live.quoteUsdWith(quote, mintUsd) : live.quoteUsd(quote)),
+  };
+  if (live.resident) market.resident = (address) => live.resident!(address);
+  return market;
 }
