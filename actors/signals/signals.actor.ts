@@ -154,7 +154,8 @@ export function createTokenSignalsBehavior(thresholds: Readonly<SignalThresholds
     // Measured as the pools' (pool.actor.ts POOL_BYTES): 1.2 KB a token's signal state on the market replay.
     sizeOf: () => 1_200,
     apply(state, e, ctx) {
-      OUT.length = 0;
+      // Empty unless an earlier apply threw between a push and emitAll (setting a length is a runtime call: not on every trade).
+      if (OUT.length !== 0) OUT.length = 0;
       if (e.type === 'pool.trade') {
         if (!view(e, state.token, ctx)) return;
         state.signals.onTrade(VIEW, context(state, e, ctx, thresholds, labelsFromUsd), OUT);
