@@ -64,7 +64,8 @@ export function createWalletBehavior(options: { signals?: Readonly<SignalThresho
       if (e.type === 'pool.trade') {
         // Before the trade changes the position: the signals read it as it was.
         if (signals !== null) {
-          OUT.length = 0;
+          // Empty unless an earlier apply threw before emitting (a length set is a runtime call: not on every trade).
+          if (OUT.length !== 0) OUT.length = 0;
           walletTradeSignals(state, e, ctx, signals, OUT);
           if (OUT.length > 0) {
             for (let i = 0; i < OUT.length; i++) ctx.emit({ type: 'signal', signal: OUT[i]! });
