@@ -135,6 +135,22 @@ export class Applier {
     return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
+  /** Waiting for the backlog to come down to a number (whenBacklogAtMost). */
+  private backlogWaiters: Array<{ atMost: number; resolve: () => void }> = [];
+
+  /**
+   * Resolves once `backlog` is at most `atMost` (at once when it is): the gate's sources,
+   * held back past APPLY_BACKLOG_MAX, go on as soon as a batch is applied, not once every
+   * batch is and the evictions behind them are done (`settled`), so that the next batches
+   * are read, parsed and logged while the actors apply those left: a source that waited
+   * for `settled` left the actors with no event to apply from the last batch's end until
+   * its next batch came, a WebSocket client with no frame meanwhile (bench/README.md, backlog).
+   */
+  whenBacklogAtMost(atMost: number): Promise<void> {
+    if (this.backlog <= atMost) return Promise.resolve();
+    return new Promise((resolve) => this.backlogWaiters.push({ atMost, resolve }));
+  }
+
   /** Waiting for a seq to be applied, in the order asked (seqs of one caller come in order). */
   private seqWaiters: Array<{ seq: number; resolve: () => void }> = [];
 
@@ -255,6 +271,7 @@ export class Applier {
       if (timed) longTasks.time('frames', () => sink.flush?.());
       else sink.flush?.();
       if (this.seqWaiters.length) this.wakeApplied();
+      if (this.backlogWaiters.length) this.wakeBacklog();
       // Ticks due (the live flush) and a slice of each pass under way (engine/topics/ticker.ts).
       ticker.advance();
       if (this.pending.length || this.evictionsBehind) {
@@ -275,6 +292,14 @@ export class Applier {
     const done = this.seqWaiters.filter((w) => w.seq <= this.appliedSeq);
     this.seqWaiters = left;
     for (const w of done) w.resolve();
+  }
+
+  private wakeBacklog(): void {
+    const backlog = this.backlog;
+    const waiters = this.backlogWaiters;
+    if (!waiters.some((w) => w.atMost >= backlog)) return;
+    this.backlogWaiters = waiters.filter((w) => w.atMost < backlog);
+    for (const w of waiters) if (w.atMost >= backlog) w.resolve();
   }
 
   /** A batch fully applied: its events to embedders, in seq order. */

@@ -18,7 +18,9 @@ export const IN_FLIGHT_BYTES_FREE = 1_048_576;
 /**
  * Committed batches the actors may have still to apply (they apply in slices of
  * `ingest.applySliceMs`) before sources are paused: a file replayed faster than the
- * actors apply would otherwise queue its parsed batches without bound.
+ * actors apply would otherwise queue its parsed batches without bound. A paused source
+ * goes on as soon as they are back within it (Applier.whenBacklogAtMost), not once they
+ * have applied everything, so they are never left without a batch to apply meanwhile.
  */
 export const APPLY_BACKLOG_MAX = 2;
 /** Default longest the actors apply batches at once, in ms (config `ingest.applySliceMs`): reads and WebSocket writes run between slices during a backlog. */

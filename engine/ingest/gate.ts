@@ -47,6 +47,8 @@ export interface AppliedSide {
   readonly appliedSeq: number;
   /** Resolves once every batch handed over is applied. */
   settled(): Promise<void>;
+  /** Resolves once `backlog` is at most `atMost`. */
+  whenBacklogAtMost(atMost: number): Promise<void>;
   /** Resolves once the event of `seq` is applied. */
   whenApplied(seq: number): Promise<void>;
 }
@@ -83,6 +85,8 @@ export class IngestGate implements IngestSink {
   private open: OpenBatch | null = null;
   private flushScheduled = false;
   private inFlight = 0;
+  /** Batches written and not handed to the actors yet (a microtask away): counted with their backlog. */
+  private handing = 0;
   /** First seqs of the batches written and not yet durable, in seq order (a failed one stays). */
   private readonly unsettled: number[] = [];
   /** Log bytes of those batches. */
@@ -223,12 +227,17 @@ export class IngestGate implements IngestSink {
    * hold less than IN_FLIGHT_BYTES_FREE together: a live pipe's batches of a line or a
    * few each (one per read) would otherwise wait for the disk's fsync (p99 ~100 ms on
    * this machine's disk) every eighth batch, and their lines with them, while holding
-   * less than one read of a file. Memory stays bounded either way.
+   * less than one read of a file. Memory stays bounded either way. They pause too while
+   * the actors have more than APPLY_BACKLOG_MAX batches to apply, and go on once they are
+   * back within it.
    */
   writable(): Promise<void> | null {
     if (this.hasRoom()) {
       const applied = this.applied;
-      return applied && applied.backlog > APPLY_BACKLOG_MAX ? applied.settled() : null;
+      // Batches being handed over count (a source submitting in a loop writes several in
+      // one turn); it goes on once the actors are back within the bound, not drained, so
+      // that they have batches to apply while the next ones are read.
+      return applied && applied.backlog + this.handing > APPLY_BACKLOG_MAX ? applied.whenBacklogAtMost(APPLY_BACKLOG_MAX) : null;
     }
     return new Promise((resolve) => this.writableWaiters.push(resolve));
   }
@@ -431,7 +440,9 @@ export class IngestGate implements IngestSink {
     batch.rows = [];
     const logged = { firstSeq: batch.firstSeq, bytes };
     this.unsettled.push(batch.firstSeq);
+    this.handing++;
     queueMicrotask(() => {
+      this.handing--;
       this.released.push(logged);
       this.committed$.next(new CommittedBatch(batch.firstSeq, bytes, events, columns, rows));
     });

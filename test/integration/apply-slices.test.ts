@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { APPLY_BACKLOG_MAX } from '../../engine/bounds.ts';
+import type { Source } from '../../engine/sources/source.ts';
 import { useTempEngine, serveEngine } from '../helpers/engine-server.ts';
 import { swapStream } from '../helpers/fixtures.ts';
 import { startWsServer, TestClient } from '../helpers/ws.ts';
@@ -78,6 +80,47 @@ describe('applying a backlog in slices', () => {
       await ws.close();
       http.close();
     }
+  });
+
+  it('lets a source the actors held back go on while batches it gave are still to apply, within the bound', async () => {
+    const BATCH = 200;
+    const events = [...swapStream(6_000, POOLS, 47, true)];
+    // Each batch takes several 1 ms slices, so the actors lag behind a source that submits in a loop.
+    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: BATCH }, actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    let applied = 0;
+    const sub = e.events$.subscribe(() => applied++);
+    /** Events submitted and applied each time the source was let go on after waiting while the actors applied. */
+    const resumes: Array<{ submitted: number; applied: number }> = [];
+    const source: Source = {
+      name: 'test:backlog',
+      finite: true,
+      async run(sink) {
+        for (let i = 0; i < events.length; i++) {
+          sink.submit(events[i], 'test:backlog', i);
+          const wait = sink.writable();
+          if (wait === null) continue;
+          const before = applied;
+          await wait;
+          // Not a wait that ended at once (batches being handed over, the actors idle yet).
+          if (applied !== before) resumes.push({ submitted: i + 1, applied });
+        }
+      },
+    };
+    await e.runSource(source);
+    await e.gate.flush();
+    sub.unsubscribe();
+
+    expect(resumes.length, 'times the source waited for the actors').toBeGreaterThan(0);
+    // Let go on as the actors came back within APPLY_BACKLOG_MAX batches, not once they had
+    // applied all it gave (which left them nothing to apply until its next batch came; only
+    // the batch it was filling then): more than a whole batch was still to apply...
+    expect(Math.min(...resumes.map((r) => r.submitted - r.applied)), 'events still to apply at a resumption, at least').toBeGreaterThan(BATCH);
+    // ...and never more than the bound's batches and the one being filled.
+    for (const r of resumes) expect(r.submitted - r.applied).toBeLessThanOrEqual((APPLY_BACKLOG_MAX + 1) * BATCH);
+    expect(applied).toBe(events.length);
+    let trades = 0;
+    for (const ev of events) if (ev.type === 'pool') trades += e.query.market!.pools.pool(ev.pool_address as string)!.totals.trade_count;
+    expect(trades).toBe(events.filter((ev) => ev.type === 'swap').length);
   });
 
   it('with applySliceMs 0, applies each batch whole in the turn it is committed in', async () => {
