@@ -296,10 +296,12 @@ export class Applier {
 
   private wakeBacklog(): void {
     const backlog = this.backlog;
-    const waiters = this.backlogWaiters;
-    if (!waiters.some((w) => w.atMost >= backlog)) return;
-    this.backlogWaiters = waiters.filter((w) => w.atMost < backlog);
-    for (const w of waiters) if (w.atMost >= backlog) w.resolve();
+    const left: typeof this.backlogWaiters = [];
+    for (const w of this.backlogWaiters) {
+      if (w.atMost >= backlog) w.resolve();
+      else left.push(w);
+    }
+    this.backlogWaiters = left;
   }
 
   /** A batch fully applied: its events to embedders, in seq order. */
