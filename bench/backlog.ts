@@ -21,7 +21,11 @@ import { fmt, median, percentile } from './harness.ts';
  * time, for as long as the source runs (`/health` says when it is done), timed from its
  * first 200 (before the pool is applied a 404 costs nothing); one WebSocket client holds
  * pool_trades and every candle interval of the 20 busiest pools: its longest silence
- * between frames, and how many silences passed SILENCE_MS and their sum. Same machine,
+ * between frames, and how many silences passed SILENCE_MS and their sum, and of those
+ * how many were stalled: less event time passed in them (the trades' `created_at`
+ * before and after) than wall time, so the file had trades of these pools that a live
+ * market would have sent sooner; the others are the file's quiet stretches at the
+ * backlog's pace. Same machine,
  * unpinned: the clients share the cores with mds.
  *
  * `node --import tsx bench/backlog.ts [--swaps 200000] [--pools 5000] [--rounds 1]
@@ -112,10 +116,18 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
     let longestGap = 0;
     let silences = 0;
     let silentMs = 0;
+    // Silences in which the file's event time moved on less than wall time: these pools
+    // traded in the file meanwhile, and a live market would have sent them sooner. The
+    // others are the file's quiet stretches at the backlog's pace (~15 times real time).
+    let stalled = 0;
+    let stalledMs = 0;
+    /** The latest trade time (`created_at`) a pool_trades frame carried, and a silence waiting for the next one to be told apart. */
+    let lastTradeAt = NaN;
+    let open: { gap: number; since: number } | null = null;
     let problems = 0;
     ws.on('message', (raw) => {
       const now = performance.now();
-      const frame = JSON.parse(raw.toString()) as { stream?: string; type?: string };
+      const frame = JSON.parse(raw.toString()) as { stream?: string; type?: string; data?: { created_at?: number } };
       if (frame.type === 'error') problems++;
       if (!frame.stream) return;
       frames++;
@@ -125,7 +137,17 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
         if (gap > SILENCE_MS) {
           silences++;
           silentMs += gap;
+          if (open === null && Number.isFinite(lastTradeAt)) open = { gap, since: lastTradeAt };
         }
+      }
+      const at = frame.stream === 'pool_trades' ? frame.data?.created_at : undefined;
+      if (typeof at === 'number') {
+        if (open !== null && at - open.since < open.gap) {
+          stalled++;
+          stalledMs += open.gap;
+        }
+        open = null;
+        if (!(at <= lastTradeAt)) lastTradeAt = at;
       }
       lastFrame = now;
     });
@@ -177,6 +199,8 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
       longestGapMs: longestGap,
       silences,
       silentMs,
+      stalled,
+      stalledMs,
       problems,
       longTasks,
     };
@@ -184,7 +208,7 @@ export async function measureBacklog(file: string, market: MarketFile, run: Back
       `${run.label}: backlog of ${fmt(market.events)} events ingested in ${ingestSeconds.toFixed(1)} s (${fmt(result.eventsPerS)} events/s, as served: first request to source done); ` +
         `GET /v1/pools/{pool} one at a time: ${fmt(result.requests)} answers (${result.requestsPerS.toFixed(1)}/s, statuses ${JSON.stringify(result.statuses)}), ` +
         `p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms; ` +
-        `WebSocket: ${fmt(frames)} frames (${fmt(result.framesPerS)}/s), longest silence ${longestGap.toFixed(0)} ms, ${silences} silences over ${SILENCE_MS} ms (${fmt(silentMs)} ms in all), ${problems} errors or closes`,
+        `WebSocket: ${fmt(frames)} frames (${fmt(result.framesPerS)}/s), longest silence ${longestGap.toFixed(0)} ms, ${silences} silences over ${SILENCE_MS} ms (${fmt(silentMs)} ms in all), ${stalled} of them stalled (event time moved less than wall time: ${fmt(stalledMs)} ms), ${problems} errors or closes`,
     );
     if (run.longTaskMs !== undefined) {
       const rows = [...longTasks].sort((a, b) => b[1].maxMs - a[1].maxMs);
@@ -250,6 +274,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           both('longest silence', (r) => r.longestGapMs, ' ms', 0),
           both(`silences over ${SILENCE_MS} ms`, (r) => r.silences, '', 0),
           both(`their sum`, (r) => r.silentMs, ' ms', 0),
+          both(`stalled silences`, (r) => r.stalled, '', 0),
+          both(`their sum`, (r) => r.stalledMs, ' ms', 0),
         ].join('; '),
     );
   }
