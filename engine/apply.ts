@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Storage } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
 import { NO_LONG_TASKS, type LongTasks } from './long-tasks.ts';
+import { APPLY_EVENTS_MIN } from './bounds.ts';
 import { timeOf, type IngestEvent } from './ingest/index.ts';
 import { readLog, type CommittedBatch } from './ingest/index.ts';
 import { evictOverBound, farOverBound } from './supervisor/index.ts';
@@ -238,7 +239,7 @@ export class Applier {
           // The frames of a long batch (a burst after a stall: 1,000 swaps take ~30-40 ms)
           // go out as it goes, not all at its end.
           if ((i & FRAMES_FLUSH_MASK) === FRAMES_FLUSH_MASK) sink.flush?.();
-        }, deadline);
+        }, deadline, APPLY_EVENTS_MIN);
         if (!finished) {
           // A batch longer than a slice (a backlog's: up to 2,000 events, hundreds of ms):
           // its evictions do not wait for its end, by when its actors could be several

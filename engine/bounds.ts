@@ -25,6 +25,14 @@ export const IN_FLIGHT_BYTES_FREE = 1_048_576;
 export const APPLY_BACKLOG_MAX = 2;
 /** Default longest the actors apply batches at once, in ms (config `ingest.applySliceMs`): reads and WebSocket writes run between slices during a backlog. */
 export const APPLY_SLICE_MS = 5;
+/**
+ * Events a slice applies before it first looks at the clock (CommittedBatch.eachUntil),
+ * then after each: one event of a backlog can take milliseconds (actors read back from
+ * their snapshots), and 16 of them between two looks held a slice up to 110-290 ms; looking
+ * after every one left a slice that evictions had used up one event, and the events of
+ * such stretches fell behind the evictions.
+ */
+export const APPLY_EVENTS_MIN = 4;
 /** Bytes of a rejected line kept for its dead letter. */
 export const REJECTED_HEAD_BYTES = 4_096;
 /** Dead letters keep at most this much of a rejected event, in bytes (a 10 MB line is cut). */

@@ -33,7 +33,7 @@ describe('CommittedBatch', () => {
 });
 
 describe('CommittedBatch.eachUntil', () => {
-  it('stops every 16 events once its deadline has passed and goes on where it stopped, each event once, through lines, objects and parsed events', () => {
+  it('stops once its deadline has passed, after at least `atLeast` events of the call (1 by default), and goes on where it stopped, each event once, through lines, objects and parsed events', () => {
     const object = { type: 'quote_price', quote_address: 'object', price_usd: 1, at: 9 } as IngestEvent;
     const count = 40;
     const known = Array.from({ length: count }, (_, i) => (i === 20 ? object : undefined));
@@ -41,13 +41,23 @@ describe('CommittedBatch.eachUntil', () => {
     const batch = new CommittedBatch(1, bytes, known);
     const seen: number[] = [];
     const calls: boolean[] = [];
-    // A deadline already passed: 16 events a call.
+    // A deadline already passed: one event a call.
     const check = (event: IngestEvent, i: number) => {
       seen.push(i);
       expect(event).toEqual(i === 20 ? object : JSON.parse(line(i)));
     };
     while (!batch.done) calls.push(batch.eachUntil(check, 0));
-    expect(calls).toEqual([false, false, true]);
+    expect(calls).toEqual([...Array.from({ length: count - 1 }, () => false), true]);
+    // `atLeast` 4 (engine/apply.ts, APPLY_EVENTS_MIN): the deadline is looked at after the call's fourth event, so 4 a call.
+    const four = new CommittedBatch(1, bytes, known);
+    const handed: number[][] = [];
+    while (!four.done) {
+      const call: number[] = [];
+      handed.push(call);
+      four.eachUntil((_e, i) => void call.push(i), 0, 4);
+    }
+    expect(handed.map((c) => c.length)).toEqual(Array.from({ length: count / 4 }, () => 4));
+    expect(handed.flat()).toEqual(Array.from({ length: count }, (_, i) => i));
     expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
     // `each` still walks the whole batch, from the first event.
     const again: number[] = [];
