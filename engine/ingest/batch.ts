@@ -70,7 +70,7 @@ export class CommittedBatch {
    * engine's scavenges copied). Uses `events` once something has parsed them.
    */
   each(fn: (event: IngestEvent, i: number) => void): void {
-    this.walk(fn, 0, 0, Infinity, false);
+    this.walk(fn, 0, 0, Infinity, false, 1);
   }
 
   /**
@@ -84,7 +84,7 @@ export class CommittedBatch {
   }
 
   /** `fn` returning false: that event was not taken (it waits: engine/apply.ts), the walk stops before it and the next call hands it out again. */
-  private walk(fn: (event: IngestEvent, i: number) => boolean | void, from: number, fromByte: number, deadline: number, resumable: boolean, atLeast = 1): boolean {
+  private walk(fn: (event: IngestEvent, i: number) => boolean | void, from: number, fromByte: number, deadline: number, resumable: boolean, atLeast: number): boolean {
     const known = this.known;
     const count = known.length;
     const events = this.parsed ?? (known.every(isKnown) ? (known as IngestEvent[]) : null);
