@@ -29,7 +29,8 @@ const ACTORS_EVICTION_LAG = 1 / 8;
  * Share of the event loop a checkpoint or idle sweep in slices may take (engine/slices.ts
  * inSlices): a slice runs up to this fraction of how long other work held the loop since
  * the last one, so that a pass keeps pace while batches hold the loop long (`mds
- * replay`'s whole batches).
+ * replay`'s whole batches). Only then: beside the apply's slices it is not used
+ * (engine/system.ts checkpointSlicing).
  */
 const CHECKPOINT_SHARE = 0.5;
 
@@ -126,7 +127,7 @@ export const configSchema = z
           .max(4)
           .default(CHECKPOINT_SHARE)
           .describe(
-            `a checkpoint or idle sweep slice may also run up to this fraction of how long other work held the event loop since its last slice (at most ${SLICE_SHARE_MAX_MS} ms): a slice a turn is a fair share only while other turns are short too, and \`mds replay\` applies whole batches (0: checkpointSliceMs only)`,
+            `while the apply runs whole batches (ingest.applySliceMs 0, as \`mds replay\`), a checkpoint or idle sweep slice may also run up to this fraction of how long other work held the event loop since its last slice (at most ${SLICE_SHARE_MAX_MS} ms): a slice a turn is a fair share only while other turns are short too, as they are beside the apply's slices, where it is not used (0: checkpointSliceMs only)`,
           ),
         restartsMax: z.number().int().min(1).default(10).describe('restarts of one actor per minute of the engine clock before it is stopped'),
         residentMax: z

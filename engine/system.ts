@@ -74,6 +74,20 @@ export interface EngineOptions {
 }
 
 /**
+ * How the engine's timers run checkpoints and idle sweeps: in slices of
+ * `actors.checkpointSliceMs`, and with `actors.checkpointShare` of the loop only while
+ * the apply runs whole batches (`ingest.applySliceMs` 0, `mds replay`), whose turns of
+ * ~200 ms left a 5 ms slice a turn ~3 % of the loop. Beside the apply's slices (`mds
+ * serve`) turns are short and a slice a turn keeps pace: during a 1M-swap backlog the
+ * passes took 10-15 s every 30 s with the share and without it, and the share lengthened
+ * turns that were already long (loop stalls over 40 ms 77-118 a run without it against
+ * 126-201 with it; bench/README, backlog).
+ */
+export function checkpointSlicing(config: Pick<Config, 'actors' | 'ingest'>): SliceOptions {
+  return { sliceMs: config.actors.checkpointSliceMs, share: sliceOf(config.ingest.applySliceMs) === Infinity ? config.actors.checkpointShare : 0 };
+}
+
+/**
  * The engine: storage → ingest gate → router → actors, with the read facade the
  * transport serves. The only place the parts are wired together.
  */
@@ -366,7 +380,7 @@ export class Engine {
     if (replayed) this.log.info({ from: checkpoint + 1, events: replayed }, 'replayed the ingest log after the checkpoint');
     applier.appliedSeq = Math.max(applier.appliedSeq, this.gate.ingested);
     const { actors } = this.config;
-    const sliced = { sliceMs: actors.checkpointSliceMs, share: actors.checkpointShare };
+    const sliced = checkpointSlicing(this.config);
     this.timers.push(setInterval(() => void this.passivateIdle(undefined, sliced), actors.sweepMs).unref());
     this.timers.push(setInterval(() => void this.checkpoint(sliced), actors.checkpointMs).unref());
     this.timers.push(setInterval(() => void this.prune().catch((err) => this.log.error({ err }, 'retention failed')), this.config.retention.everyMs).unref());

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SLICE_SHARE_MAX_MS } from '../../engine/bounds.ts';
 import { inSlices } from '../../engine/slices.ts';
+import { loadConfig } from '../../engine/config.ts';
+import { checkpointSlicing } from '../../engine/system.ts';
 
 /** Holds the thread `ms` of wall time (work, as an apply of a batch is). */
 const hold = (ms: number) => {
@@ -61,5 +63,21 @@ describe('inSlices with a share of the loop', () => {
     const once: number[] = [];
     expect(await inSlices(work(), Infinity, () => true, (ms) => once.push(ms), 0.5)).toBe(true);
     expect(once.length).toBe(1);
+  });
+});
+
+describe("the engine timers' checkpoint slices", () => {
+  it('take a share of the loop only while the apply runs whole batches (mds replay), not beside its slices (mds serve)', () => {
+    const config = loadConfig();
+    expect(config.ingest.applySliceMs).toBeGreaterThan(0);
+    expect(checkpointSlicing(config)).toEqual({ sliceMs: config.actors.checkpointSliceMs, share: 0 });
+    // As `mds replay` configures its engine (engine/serve.ts).
+    const whole = { ...config, ingest: { ...config.ingest, applySliceMs: 0 } };
+    expect(checkpointSlicing(whole)).toEqual({ sliceMs: config.actors.checkpointSliceMs, share: config.actors.checkpointShare });
+    expect(config.actors.checkpointShare).toBeGreaterThan(0);
+    // A share set in the config is kept for whole batches only.
+    const set = { ...config, actors: { ...config.actors, checkpointShare: 2 } };
+    expect(checkpointSlicing(set).share).toBe(0);
+    expect(checkpointSlicing({ ...set, ingest: whole.ingest }).share).toBe(2);
   });
 });
