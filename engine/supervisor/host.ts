@@ -10,6 +10,7 @@ import type { ResidentBytes } from './budget.ts';
 import type { StaleEpochs } from './epochs.ts';
 import type { ActorBehavior, ActorContext, ActorEvent } from './behavior.ts';
 import type { Router } from './router.ts';
+import { LifecycleSteps } from './lifecycle-steps.ts';
 import { supervisionMachine } from './supervision.machine.ts';
 
 
@@ -122,6 +123,8 @@ export class ActorHost<S> {
   private readonly ctx: ActorContext;
   private readonly initialSupervision: AnyMachineSnapshot;
   private readonly initialLifecycle: AnyMachineSnapshot | null;
+  /** The lifecycle machine's transitions, each (state, event) computed once (lifecycle-steps.ts); null without a machine. */
+  private readonly lifecycleSteps: LifecycleSteps | null;
   /** The highest seq delivered to this host; snapshots record it. */
   private appliedSeq = 0;
   /** The seq of the last event one of its actors was given (a version of the host's state as a whole). */
@@ -202,6 +205,7 @@ export class ActorHost<S> {
       windowMs: options.restartWindowMs ?? 60_000,
     })[0];
     this.initialLifecycle = behavior.machine ? initialTransition(behavior.machine)[0] : null;
+    this.lifecycleSteps = behavior.machine ? new LifecycleSteps(behavior.machine as AnyStateMachine) : null;
   }
 
   get size(): number {
@@ -602,9 +606,7 @@ export class ActorHost<S> {
     const gaps = stale ? Math.max(1, (rebuilding ? epochs.advance() : epochs.current) - (snapshot.state.epoch ?? 0)) : 0;
     resident.state = behavior.fromSnapshot ? behavior.fromSnapshot(data, gaps) : (data as S);
     resident.seq = snapshot.seq;
-    const machine = behavior.machine as AnyStateMachine | undefined;
-    resident.lifecycle =
-      machine && snapshot.state.lifecycle ? machine.resolveState(snapshot.state.lifecycle as never) : this.initialLifecycle;
+    resident.lifecycle = this.lifecycleSteps && snapshot.state.lifecycle ? this.lifecycleSteps.resolve(snapshot.state.lifecycle) : this.initialLifecycle;
   }
 
   private deliverTo(key: string, event: ActorEvent, seq: number, index: number): void {
@@ -705,7 +707,7 @@ export class ActorHost<S> {
   private applyOne(resident: Resident<S>, event: ActorEvent): void {
     const lifecycleEvent = this.behavior.apply(resident.state, event, this.ctx);
     if (lifecycleEvent && resident.lifecycle) {
-      resident.lifecycle = transition(this.behavior.machine!, resident.lifecycle, lifecycleEvent)[0];
+      resident.lifecycle = this.lifecycleSteps!.step(resident.lifecycle, lifecycleEvent);
     }
   }
 
