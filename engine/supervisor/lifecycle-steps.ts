@@ -6,9 +6,9 @@ const STEPS_MAX = 256;
 /**
  * An actor kind's lifecycle transitions (ActorBehavior.machine), each (state, event)
  * computed once by xstate's pure `transition()` and its answer kept. That call builds an
- * inert actor and the machine's initial snapshot every time (25-60 µs here), where a
- * pool steps its lifecycle once when created and on every trade of a complete curve:
- * 1,000 pools created cost 40-57 ms of a 100,000-swap engine benchmark.
+ * inert actor and the machine's initial snapshot every time (15 µs warm, ~60 µs cold
+ * here), where a pool steps its lifecycle once when created and on every trade of a
+ * complete curve: 1,000 pools created cost 40-57 ms of a 100,000-swap engine benchmark.
  *
  * An answer is reused only from a snapshot that is its state value and nothing else:
  * active, no context, no children, no history. From such a snapshot the next one is a
