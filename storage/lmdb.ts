@@ -153,14 +153,8 @@ export function openStorage(path: string): Storage {
   });
   const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
-  // msgpackr record structures kept once per database (under this key) instead of
-  // defined again in every value. The actors' snapshots too: a pool's or wallet's shapes
-  // repeat in tens of thousands of snapshots, rewritten at each checkpoint and eviction
-  // (the 400k market: the snapshots database 0.91x, heap max 0.92-0.94x, CPU per event
-  // 0.97-1.00x; bench/README.md, market). Values written before, with their records
-  // defined inline, read as they are.
-  const sharedStructures = { sharedStructuresKey: Symbol.for('structures') };
-  const structured = <V, K extends Key>(name: string) => db<V, K>(name, sharedStructures);
+  const structured = <V, K extends Key>(name: string) =>
+    db<V, K>(name, { sharedStructuresKey: Symbol.for('structures') });
   // LZ4 (lmdb-js `compression`: each value queued from the main thread to a libuv
   // worker, ~35 µs more main-thread time a value in a replay: bench/README.md, market)
   // where it pays: the ingest log's NDJSON and the actors' snapshots halve, and a snapshot that shrinks under ~2 KB
@@ -184,8 +178,8 @@ export function openStorage(path: string): Storage {
     ingestLogWrites: db('ingest_log', { encoding: 'binary', ...writes }),
     identities: db('identities'),
     deadLetters: structured('dead_letters'),
-    snapshots: db('snapshots', { ...compressed, ...sharedStructures }),
-    snapshotWrites: db('snapshots', { ...writes, ...sharedStructures }),
+    snapshots: db('snapshots', compressed),
+    snapshotWrites: db('snapshots', writes),
     meta: db('meta'),
     mints: db('mints'),
     accounts: structured('accounts'),
