@@ -153,8 +153,14 @@ export function openStorage(path: string): Storage {
   });
   const db = <V, K extends Key>(name: string, options: Record<string, unknown> = {}) =>
     env.openDB<V, K>({ name, encoding: 'msgpack', ...options });
-  const structured = <V, K extends Key>(name: string) =>
-    db<V, K>(name, { sharedStructuresKey: Symbol.for('structures') });
+  // msgpackr record structures kept once per database (under this key) instead of
+  // defined again in every value. The actors' snapshots too: a pool's or wallet's shapes
+  // repeat in tens of thousands of snapshots, rewritten at each checkpoint and eviction
+  // (the 400k market: the snapshots database 0.91x, heap max 0.92-0.94x, CPU per event
+  // 0.97-1.00x; bench/README.md, market). Values written before, with their records
+  // defined inline, read as they are.
+  const sharedStructures = { sharedStructuresKey: Symbol.for('structures') };
+  const structured = <V, K extends Key>(name: string) => db<V, K>(name, sharedStructures);
   // LZ4 (lmdb-js `compression`: each value queued from the main thread to a libuv
   // worker, ~35 µs more main-thread time a value in a replay: bench/README.md, market)
   // where it pays: the ingest log's NDJSON and the actors' snapshots halve, and a snapshot that shrinks under ~2 KB
@@ -171,6 +177,17 @@ export function openStorage(path: string): Storage {
   // dictionary decompresses the same with one, so the handles that read keep the
   // default: values written before, with it, still read.
   const writes = { compression: { threshold: COMPRESSION_THRESHOLD_BYTES, dictionary: Buffer.alloc(0) } };
+  const snapshotWrites = db<Snapshot, string>('snapshots', { ...writes, ...sharedStructures });
+  // Both handles save a new record shape the same way, through the writing one: saved
+  // through this one, the shared structures would be compressed with the dictionary,
+  // which `snapshotWrites` cannot read back (a legacy feed snapshots' split at start-up
+  // writes here). lmdb-js's save checks the structures stored first (a handle behind
+  // reloads them and encodes again), as between processes.
+  const snapshots = db<Snapshot, string>('snapshots', {
+    ...compressed,
+    ...sharedStructures,
+    saveStructures: (structures: unknown, isCompatible: unknown) => (snapshotWrites as unknown as { encoder: { saveStructures(s: unknown, c: unknown): unknown } }).encoder.saveStructures(structures, isCompatible),
+  });
   return {
     path,
     env,
@@ -178,8 +195,8 @@ export function openStorage(path: string): Storage {
     ingestLogWrites: db('ingest_log', { encoding: 'binary', ...writes }),
     identities: db('identities'),
     deadLetters: structured('dead_letters'),
-    snapshots: db('snapshots', compressed),
-    snapshotWrites: db('snapshots', writes),
+    snapshots,
+    snapshotWrites,
     meta: db('meta'),
     mints: db('mints'),
     accounts: structured('accounts'),
