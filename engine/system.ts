@@ -84,8 +84,11 @@ export interface EngineOptions {
  * 126-201 with it; bench/README, backlog).
  */
 export function checkpointSlicing(config: Pick<Config, 'actors' | 'ingest'>): SliceOptions {
-  return { sliceMs: config.actors.checkpointSliceMs, share: sliceOf(config.ingest.applySliceMs) === Infinity ? config.actors.checkpointShare : 0 };
+  return { sliceMs: config.actors.checkpointSliceMs, share: appliesWholeBatches(config) ? config.actors.checkpointShare : 0 };
 }
+
+/** The apply runs whole batches, each in its turn (`ingest.applySliceMs` 0, `mds replay`): nothing runs between two batches' events. */
+const appliesWholeBatches = (config: Pick<Config, 'ingest'>): boolean => sliceOf(config.ingest.applySliceMs) === Infinity;
 
 /**
  * The engine: storage → ingest gate → router → actors, with the read facade the
@@ -302,8 +305,7 @@ export class Engine {
         this.log.error({ err, type: event.type }, 'chart_lines: an ingest event failed');
       }
     };
-    // Whole batches (no slice, `mds replay`): nothing runs between two batches' events.
-    const readsHold = options.rankingsHold ?? sliceOf(this.config.ingest.applySliceMs) === Infinity;
+    const readsHold = options.rankingsHold ?? appliesWholeBatches(this.config);
     this.applier = new Applier({ storage: this.storage, clock: this.clock, log: this.log, router: this.router, hosts: this.hosts, ticker: this.ticker, sink: () => this.topicSink, follow, applySliceMs: sliceOf(this.config.ingest.applySliceMs), evictionLag: this.config.actors.evictionLag, longTasks });
     this.gate.follow(this.applier);
     this.events$ = this.applier.events$;
