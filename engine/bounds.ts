@@ -76,7 +76,8 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * ~490 MiB (the engine benchmark, every actor resident), and at 256 each such pool was
  * evicted and read back between its trades: 7,466 against 21,649 swaps/s there, peak RSS
  * the same; on the 1M-swap market 1.25x the events/s and 0.81x the CPU per event, for
- * 1.35x the heap and anonymous memory at most (bench/README.md, engine).
+ * 1.35x the heap and anonymous memory at most and 1.11x the data directory
+ * (bench/README.md, engine).
  */
 export const ACTORS_RESIDENT_BYTES_MAX = 512 * 2 ** 20;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */
