@@ -62,7 +62,7 @@ export const SOLANA_WS_BACKFILL_MAX_PAGES = 10;
 export const ACTORS_RESIDENT_MAX = 1_000_000;
 /**
  * Default estimated JS heap of resident actors, all kinds together, in bytes (config
- * `actors.residentBytesMax`, 512 MiB): past it the least recently used actor of any kind
+ * `actors.residentBytesMax`, 256 MiB): past it the least recently used actor of any kind
  * is passivated at the end of each applied batch (engine/supervisor/budget.ts). By bytes
  * and across kinds, not by a count per kind: a launchpad's pools die within minutes and
  * its wallets trade for hours, so a count of 10,000 per kind held dead pools while a
@@ -72,14 +72,8 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * distinct counters at their size (36 KB of rings once busy, ~120 B a wallet of its last
  * 24 h) and what it holds off the heap (candle buffers, ~1.7 KB, its unsaved trades'
  * slab, its curve's ring), a wallet ~0.4 KB + 0.7 KB a position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
- * 512 MiB, not 256 as before: 10,000 busy pools with their tokens and wallets estimate
- * ~490 MiB (the engine benchmark, every actor resident), and at 256 each such pool was
- * evicted and read back between its trades: 7,466 against 21,649 swaps/s there, peak RSS
- * the same; on the 1M-swap market 1.25x the events/s and 0.81x the CPU per event, for
- * 1.35x the heap and anonymous memory at most and 1.11x the data directory
- * (bench/README.md, engine).
  */
-export const ACTORS_RESIDENT_BYTES_MAX = 512 * 2 ** 20;
+export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */
 export const ACTOR_BYTES_DEFAULT = 2_048;
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */
