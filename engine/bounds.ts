@@ -98,8 +98,16 @@ export const CANDLE_LATENESS_MS = 10_000;
  * still correct: later trades for it take the late path.
  */
 export const CANDLE_LIVE_BUCKETS_MAX = 32;
-/** Closed candles a pool gathers before writing them as segments (actors/pool/closed-candles.ts): one put per interval for many candles. */
-export const WRITE_AT = 32;
+/**
+ * Closed candles a pool gathers before writing them as segments (actors/pool/closed-candles.ts):
+ * one put per interval for many candles. 8, not 32: the gathered rows are 248 bytes
+ * each off the JS heap in every pool (and in its snapshot), and on the engine
+ * benchmark's 1M swaps over 10,000 pools under the 256 MiB byte bound 32 made the
+ * resident pools overflow the bound and be passivated and read back nearly every swap
+ * (5,518 swaps/s; 16: 9,712; 8: 11,170, one run each), at the same CPU with every pool
+ * resident (61.7, 61.9, 62.3 s) and the same candles database (bench/README).
+ */
+export const WRITE_AT = 8;
 /** Drained candle buckets kept for reuse per thread (actors/pool/candles.bucket.ts): STRIDE doubles (248 B) each, 16 MiB of them at most. */
 export const FREE_MAX = 65_536;
 /** Distinct hashes a counter keeps exactly before turning dense (2 KiB either way). */

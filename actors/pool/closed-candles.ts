@@ -20,13 +20,14 @@ import { FOLDED_MASK, foldCandle, foldCandles, type TradeSource } from './trade-
  */
 
 /**
- * Room a written buffer's partner makes at once: a write's worth and some, for drains
- * while one is in flight. Only a pool that writes (WRITE_AT closed candles gathered) has
- * a partner; every other buffer starts at FIRST_ROWS and doubles as it fills: a buffer of
- * BUFFER_ROWS for every pool was 11,904 bytes off the JS heap each, 5,294 of them (63 MiB)
- * in a 300,000-swap replay over 30,000 pools, mostly holding a few rows.
+ * Rows a new or decoded buffer makes room for at first (CandleRows doubles it). Every
+ * buffer starts this small, a written one's successor too: a buffer of WRITE_AT + 16 rows
+ * for every pool was 11,904 bytes off the JS heap each, 5,294 of them (63 MiB) in a
+ * 300,000-swap replay over 30,000 pools, mostly holding a few rows; and a written
+ * buffer kept as the next write's partner held another write's worth in every pool that
+ * ever wrote: 19.8 KB of closed-candle buffers per pool, over half of a pool's estimate,
+ * in the engine benchmark's 1M swaps over 10,000 pools (bench/README).
  */
-const BUFFER_ROWS = WRITE_AT + 16;
 /** Rows a new or decoded buffer makes room for at first (CandleRows doubles it). */
 const FIRST_ROWS = 4;
 
@@ -77,11 +78,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
    * snapshotted before it is used writes these bytes back as they came.
    */
   private encoded: Uint8Array | CandleRow[] | undefined = undefined;
-  /**
-   * The buffer's partner (two take turns: a new Float64Array per write cost more than the
-   * write): while `inFlight`, the candles written and not yet committed; otherwise empty,
-   * for the next write (null until the first one: most pools never write).
-   */
+  /** While `inFlight`, the candles written and not yet committed (dropped at the commit); null otherwise. */
   private other: CandleRows | null = null;
   /** A write is in flight; `other` holds its candles. */
   private inFlight = false;
@@ -152,12 +149,12 @@ export class PoolClosedCandles implements ClosedCandleStore {
   write(): void {
     if (!this.repo || this.buffer.length === 0 || this.inFlight) return;
     const batch = this.buffer;
-    this.buffer = this.other ?? new CandleRows(BUFFER_ROWS);
+    this.buffer = new CandleRows(FIRST_ROWS);
     this.other = batch;
     this.inFlight = true;
     const settle = () => {
       this.inFlight = false;
-      batch.clear();
+      this.other = null;
       if (this.buffer.length >= WRITE_AT) this.write();
     };
     this.repo.write(this.pool, batch, this.tails).then(settle, settle);

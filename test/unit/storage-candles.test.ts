@@ -127,13 +127,18 @@ describe('PoolClosedCandles', () => {
     expect(closed.bytes).toBe(4 * 31 * 8);
     closed.buffer.putAll(rows(Array.from({ length: WRITE_AT - 1 }, (_, i) => candle('1m', (i + 2) * 60_000))));
     expect(closed.bytes).toBeGreaterThanOrEqual(WRITE_AT * 31 * 8);
-    // A write takes the buffer in flight, still counted; its partner takes room for a write's worth at its first row.
+    // A write takes the buffer in flight, still counted; the next buffer starts as small as the first.
     const before = closed.bytes;
     closed.write();
     expect(closed.bytes).toBe(before);
     closed.buffer.putAll(rows([candle('1m', 100 * 60_000)]));
-    expect(closed.bytes).toBe(before + (WRITE_AT + 16) * 31 * 8);
+    expect(closed.bytes).toBe(before + 4 * 31 * 8);
+    // Committed: the written rows are let go, not kept as the next write's partner.
     await temp.storage.candles.committed;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed.bytes).toBe(4 * 31 * 8);
+    expect(closed.get('1m', 100 * 60_000)).toBeDefined();
+    expect(closed.get('1m', 2 * 60_000)).toBeDefined();
     // A snapshot's bytes count until decoded.
     const restored = PoolClosedCandles.fromSnapshot('P', temp.repo, new Uint8Array(3 * 31 * 8));
     expect(restored.bytes).toBe(3 * 31 * 8);
