@@ -21,14 +21,13 @@ import { FOLDED_MASK, foldCandle, foldCandles, type TradeSource } from './trade-
 
 /**
  * Rows a new or decoded buffer makes room for at first (CandleRows doubles it). Every
- * buffer starts this small, a written one's successor too: a buffer of WRITE_AT + 16 rows
+ * buffer starts this small, a written one's successor too: a buffer of 48 rows (WRITE_AT, then 32, and 16)
  * for every pool was 11,904 bytes off the JS heap each, 5,294 of them (63 MiB) in a
  * 300,000-swap replay over 30,000 pools, mostly holding a few rows; and a written
  * buffer kept as the next write's partner held another write's worth in every pool that
  * ever wrote: 19.8 KB of closed-candle buffers per pool, over half of a pool's estimate,
  * in the engine benchmark's 1M swaps over 10,000 pools (bench/README).
  */
-/** Rows a new or decoded buffer makes room for at first (CandleRows doubles it). */
 const FIRST_ROWS = 4;
 
 /** Doubles per row in a snapshot: a length, then up to 30 numbers of a StoredCandle. */
