@@ -77,10 +77,8 @@ export class PoolClosedCandles implements ClosedCandleStore {
    * snapshotted before it is used writes these bytes back as they came.
    */
   private encoded: Uint8Array | CandleRow[] | undefined = undefined;
-  /** While `inFlight`, the candles written and not yet committed (dropped at the commit); null otherwise. */
-  private other: CandleRows | null = null;
-  /** A write is in flight; `other` holds its candles. */
-  private inFlight = false;
+  /** The candles of the write in flight, until it commits; null when none is. */
+  private inFlight: CandleRows | null = null;
   /** Newest stored start per interval, so that a write need not read it back (candles.repo.ts). */
   private readonly tails: SegmentTails = new Float64Array(INTERVAL_NAMES.length).fill(NaN);
   /** The intervals folded from `trades` (FOLDED_MASK), none without them. */
@@ -100,7 +98,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
   /** Bytes it holds off the JS heap: its buffers' rows, or the snapshot's bytes not yet decoded (the pool's resident estimate). */
   get bytes(): number {
     const encoded = this.encoded instanceof Uint8Array ? this.encoded.byteLength : 0;
-    return (this.rows?.data.byteLength ?? 0) + (this.other?.data.byteLength ?? 0) + encoded;
+    return (this.rows?.data.byteLength ?? 0) + (this.inFlight?.data.byteLength ?? 0) + encoded;
   }
 
   /** The closed candles of a pool's snapshot (encodeRows' bytes, or the rows older snapshots held), decoded when first used. */
@@ -146,14 +144,12 @@ export class PoolClosedCandles implements ClosedCandleStore {
    * keeps gathering meanwhile).
    */
   write(): void {
-    if (!this.repo || this.buffer.length === 0 || this.inFlight) return;
+    if (!this.repo || this.buffer.length === 0 || this.inFlight !== null) return;
     const batch = this.buffer;
     this.buffer = new CandleRows(FIRST_ROWS);
-    this.other = batch;
-    this.inFlight = true;
+    this.inFlight = batch;
     const settle = () => {
-      this.inFlight = false;
-      this.other = null;
+      this.inFlight = null;
       if (this.buffer.length >= WRITE_AT) this.write();
     };
     this.repo.write(this.pool, batch, this.tails).then(settle, settle);
@@ -165,9 +161,9 @@ export class PoolClosedCandles implements ClosedCandleStore {
     if ((this.folded & (1 << iv)) !== 0) return foldCandle(this.trades!, interval, startAt);
     const i = this.buffer.find(iv, startAt);
     if (i >= 0) return this.buffer.stored(i);
-    if (this.inFlight) {
-      const k = this.other!.find(iv, startAt);
-      if (k >= 0) return this.other!.stored(k);
+    if (this.inFlight !== null) {
+      const k = this.inFlight.find(iv, startAt);
+      if (k >= 0) return this.inFlight.stored(k);
     }
     return this.repo?.get(this.pool, interval, startAt);
   }
@@ -185,7 +181,7 @@ export class PoolClosedCandles implements ClosedCandleStore {
       }
     };
     // The write in flight first: the buffer is newer and wins below.
-    if (this.inFlight) take(this.other!);
+    if (this.inFlight !== null) take(this.inFlight);
     take(this.buffer);
     if (memory.length === 0) return stored;
     // Memory wins over LMDB for the same start_at (a late trade updated it since).
