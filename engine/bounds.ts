@@ -74,6 +74,17 @@ export const ACTORS_RESIDENT_MAX = 1_000_000;
  * slab, its curve's ring), a wallet ~0.4 KB + 0.7 KB a position). 10,000 actors of each kind took ~200 MiB on that market, the feeds and leaderboard ~12 MiB.
  */
 export const ACTORS_RESIDENT_BYTES_MAX = 256 * 2 ** 20;
+/**
+ * Unsaved bytes (ActorBehavior.unsavedBytes: a pool's trades not in the trades store
+ * yet) past which an actor is snapshotted after its batch, staying resident, while the
+ * byte bound fills (ActorHost.persistHeavy; when: PERSIST_PRESSURE in
+ * engine/supervisor/checkpoint.ts). On the engine benchmark's 1M swaps over 10,000
+ * pools the pools' unsaved trades grew by ~75 MiB between two 30 s checkpoints, past
+ * the 256 MiB bound, which then passivated pools that traded again within a second
+ * (each written and read back). 4 KiB is ~20 trades; measured 2, 4, 8 and 16 KiB, 4
+ * the fastest (bench/README, engine).
+ */
+export const PERSIST_UNSAVED_AT = 4_096;
 /** Estimated heap of an actor whose kind gives no estimate (ActorBehavior.sizeOf), in bytes. */
 export const ACTOR_BYTES_DEFAULT = 2_048;
 /** Keys `absent` remembers at most before it starts over (engine/supervisor/host.ts). */

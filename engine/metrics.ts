@@ -33,6 +33,7 @@ export function createMetrics(sourceState: () => object | null = () => null) {
     actorRestarts: new Counter({ name: 'mds_actor_restarts_total', help: 'Actor restarts after a throw, by kind', labelNames: ['kind'], registers: [registry] }),
     actorPassivations: new Counter({ name: 'mds_actor_passivations_total', help: 'Idle actors snapshotted and dropped, by kind', labelNames: ['kind'], registers: [registry] }),
     actorEvictions: new Counter({ name: 'mds_actor_evictions_total', help: 'Of those, actors passivated because their kind was past actors.residentMax (least recently used first), by kind', labelNames: ['kind'], registers: [registry] }),
+    actorEarlySnapshots: new Counter({ name: 'mds_actor_early_snapshots_total', help: 'Snapshots taken between checkpoints of resident actors holding over 4 KiB unsaved (a pool\'s trades not stored yet) while actors.residentBytesMax filled; they stay resident. By kind', labelNames: ['kind'], registers: [registry] }),
     httpRequests: new Counter({ name: 'mds_http_requests_total', help: 'HTTP requests by route and envelope code', labelNames: ['route', 'code'], registers: [registry] }),
     wsConnections: new Gauge({ name: 'mds_ws_connections', help: 'Open WebSocket connections', registers: [registry] }),
     wsFramesPublished: new Counter({ name: 'mds_ws_frames_published_total', help: 'Event frames handed to uWS, once per topic channel (not per subscriber), by stream', labelNames: ['stream'], registers: [registry] }),

@@ -7,6 +7,7 @@ import { activeLabels, walletLabelsBehavior, type WalletLabelsState } from '../a
 import { pruneOnce, type RetentionResult } from './retention.ts';
 import { openStorage, type Storage } from '../storage/index.ts';
 import { createClock, type Clock } from './clock.ts';
+import { PERSIST_UNSAVED_AT } from './bounds.ts';
 import type { Config } from './config.ts';
 import type { IngestEvent } from './ingest/index.ts';
 import { IngestGate, LogRetention, type IngestResult } from './ingest/index.ts';
@@ -178,6 +179,7 @@ export class Engine {
       idleMs: options.config.actors.idleMs,
       residentMax: options.config.actors.residentMax,
       budget: new ResidentBytes(options.config.actors.residentBytesMax),
+      persistAt: PERSIST_UNSAVED_AT,
       restartsMax: options.config.actors.restartsMax,
       epochs: new StaleEpochs(this.storage),
       read: <T>(kind: string, key: string) => this.hostsByKind.get(kind)?.get(key) as Readonly<T> | undefined,

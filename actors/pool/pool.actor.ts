@@ -223,6 +223,8 @@ export function createPoolBehavior({ trades, candles }: PoolBehaviorDeps): Actor
       state.candles.bytes +
       state.closed.bytes +
       state.curveGain.bytes,
+    // Its trades not in the trades store yet: a snapshot writes them (beforeSnapshot).
+    unsavedBytes: (state) => state.unsaved.reservedBytes,
     apply(state, e, ctx) {
       if (e.type === 'swap') return trade(state, e, ctx);
       if (e.type === 'pool') {

@@ -107,6 +107,13 @@ export interface ActorBehavior<S = unknown> {
    * (counts of what it holds times sizes measured once), not a walk over its state.
    */
   sizeOf?(state: Readonly<S>): number;
+  /**
+   * The part of `sizeOf` its next snapshot lets go of (a pool's trades not in the trades
+   * store yet, written beside its snapshot), in bytes: past the host's `persistAt` after
+   * an event, while the byte bound is filling, the host snapshots it after the batch and
+   * keeps it resident (ActorHost.persistHeavy). Called after each event it applies: cheap.
+   */
+  unsavedBytes?(state: Readonly<S>): number;
   /** Plain data to persist (msgpack); default: the state itself. */
   toSnapshot?(state: S): unknown;
   /**

@@ -37,6 +37,10 @@ interface Resident<S> {
   pendingWrite: Promise<boolean> | null;
   /** Its heap estimate as counted in the host's ResidentBytes (0 while not resident). */
   bytes: number;
+  /** In the host's `heavy` list: past `persistAt` bytes not saved (ActorBehavior.unsavedBytes). */
+  heavy: boolean;
+  /** Its unsaved bytes (ActorBehavior.unsavedBytes) as counted in the host's `unsavedBytes`, taken with `bytes`. */
+  unsaved: number;
 }
 
 interface PersistedActor {
@@ -85,6 +89,12 @@ export interface HostOptions {
   restartWindowMs?: number;
   /** The engine's stale epochs, shared by its hosts (how far a stale actor's seqs move on). */
   epochs: StaleEpochs;
+  /**
+   * Bytes an actor may hold unsaved (ActorBehavior.unsavedBytes) before `persistHeavy`
+   * snapshots it while the byte bound is filling (engine/bounds.ts PERSIST_UNSAVED_AT).
+   * Absent: never (a checkpoint or passivation saves it).
+   */
+  persistAt?: number;
 }
 
 /**
@@ -176,10 +186,19 @@ export class ActorHost<S> {
   readonly budget: ResidentBytes | null;
   /** Estimated bytes of its resident actors (its part of `budget`). */
   private residentBytes = 0;
+  /** ActorBehavior.unsavedBytes when its kind has one and `persistAt` is set, else null. */
+  private readonly unsavedOf: ((state: Readonly<S>) => number) | null;
+  private readonly persistAt: number;
+  /** Residents whose unsaved bytes passed `persistAt` at an event, for persistHeavy (each once: `heavy`). */
+  private readonly heavy: Resident<S>[] = [];
+  /** Its residents' unsaved bytes (ActorBehavior.unsavedBytes), each as of its last estimate (`charge`). */
+  private unsavedTotal = 0;
 
   constructor(readonly behavior: ActorBehavior<S>, private readonly options: HostOptions) {
     this.kind = behavior.kind;
     this.budget = options.budget ?? null;
+    this.persistAt = options.persistAt ?? Infinity;
+    this.unsavedOf = behavior.unsavedBytes && this.persistAt !== Infinity ? behavior.unsavedBytes : null;
     this.takes = new Set(behavior.takes);
     this.takesDerived = behavior.takes.some((type) => (DERIVED_TYPES as readonly string[]).includes(type));
     const router = options.router;
@@ -280,6 +299,11 @@ export class ActorHost<S> {
 
   /** Counts the actor's heap estimate now (ActorBehavior.sizeOf) in place of the one counted before. */
   private charge(resident: Resident<S>): void {
+    if (this.unsavedOf !== null) {
+      const unsaved = this.unsavedOf(resident.state);
+      this.unsavedTotal += unsaved - resident.unsaved;
+      resident.unsaved = unsaved;
+    }
     const bytes = this.behavior.sizeOf ? this.behavior.sizeOf(resident.state) : ACTOR_BYTES_DEFAULT;
     const change = bytes - resident.bytes;
     if (change === 0) return;
@@ -290,6 +314,8 @@ export class ActorHost<S> {
 
   /** Takes a resident leaving memory out of the byte count. */
   private release(resident: Resident<S>): void {
+    this.unsavedTotal -= resident.unsaved;
+    resident.unsaved = 0;
     this.residentBytes -= resident.bytes;
     if (this.budget !== null) this.budget.bytes -= resident.bytes;
     resident.bytes = 0;
@@ -298,6 +324,11 @@ export class ActorHost<S> {
   /** Estimated heap of its resident actors, in bytes (ActorBehavior.sizeOf; for tests and diagnostics). */
   get bytes(): number {
     return this.residentBytes;
+  }
+
+  /** The part of `bytes` its residents hold unsaved (ActorBehavior.unsavedBytes; 0 without `persistAt`). */
+  get unsavedBytes(): number {
+    return this.unsavedTotal;
   }
 
   /** Its residents' keys and last uses, least recently used first (evictOverBytes merges the hosts' orders). */
@@ -481,6 +512,38 @@ export class ActorHost<S> {
     return true;
   }
 
+  /**
+   * Snapshots the residents whose unsaved bytes passed `persistAt` at an event since the
+   * last call (a pool's trades not in the trades store yet), and keeps them resident:
+   * their estimate falls at their next use (sizeOf), where waiting for a checkpoint let
+   * a fast replay's unsaved trades grow by tens of MiB between two, past the byte bound,
+   * and the bound then passivated actors that trade again at once (each read back from
+   * its snapshot). Only under `pressure` (evictOverBound decides: the byte bound filling
+   * and unsaved bytes a large part of it); otherwise an early snapshot is a write the
+   * next checkpoint makes anyway, and the list is let go (each comes back at its next
+   * event). One whose last snapshot is still being written waits for a later event (its
+   * trades would be held back: the pool's beforeSnapshot). Between two events, as
+   * evictions are. With a `deadline` (performance.now()), checked before each but the
+   * first, it stops there and the rest wait for the next call.
+   */
+  persistHeavy(pressure: boolean, deadline = Infinity): void {
+    const heavy = this.heavy;
+    if (heavy.length === 0) return;
+    let i = 0;
+    for (; i < heavy.length; i++) {
+      const resident = heavy[i]!;
+      if (pressure) {
+        if (deadline !== Infinity && i > 0 && performance.now() >= deadline) break;
+        if (resident.dirty && resident.pendingWrite === null && this.residents.get(resident.key) === resident) {
+          this.writeSnapshot(resident);
+          this.options.metrics.actorEarlySnapshots.inc({ kind: this.kind });
+        }
+      }
+      resident.heavy = false;
+    }
+    heavy.splice(0, i);
+  }
+
   /** Snapshots and drops every actor, for shutdown. */
   passivateAll(): void {
     for (const resident of this.residents.values()) this.passivate(resident);
@@ -578,6 +641,8 @@ export class ActorHost<S> {
       dirty: snapshot?.state.heldBack === true,
       pendingWrite: null,
       bytes: 0,
+      heavy: false,
+      unsaved: 0,
     };
   }
 
@@ -639,6 +704,11 @@ export class ActorHost<S> {
       resident.seq = seq;
       resident.open = true;
       resident.dirty = true;
+      const unsavedOf = this.unsavedOf;
+      if (unsavedOf !== null && !resident.heavy && unsavedOf(resident.state) >= this.persistAt) {
+        resident.heavy = true;
+        this.heavy.push(resident);
+      }
     } catch (err) {
       // What the failed apply emitted goes with it.
       router.dropEmitted(mark);

@@ -256,4 +256,11 @@ describe('resident actors bounded by estimated bytes over every kind (actors.res
   it('answers every market and wallet route with the same bytes as an unbounded engine', async () => {
     expect(await sameAsUnbounded(byBytes)).toBeGreaterThan(50);
   });
+
+  it('snapshotted busy pools between checkpoints while the bound was filling, and the unbounded engine none (ActorHost.persistHeavy)', async () => {
+    // The routes above answered the same bytes with those snapshots taken.
+    const early = async (server: EngineServer) => (await server.engine.metrics.actorEarlySnapshots.get()).values.find((v) => v.labels.kind === 'pool')?.value ?? 0;
+    expect(await early(byBytes)).toBeGreaterThan(0);
+    expect(await early(unbounded)).toBe(0);
+  });
 });
