@@ -205,7 +205,7 @@ export const configSchema = z
     sim: z
       .object({
         seed: z.number().int().default(42).describe('simulator seed'),
-        speed: z.number().positive().default(1).describe('simulated seconds per wall second'),
+        speed: z.number().positive().default(1).describe('simulated seconds per wall second; other than 1, the clock defaults to event (the events are dated ahead of or behind wall time)'),
         launchRate: z.number().positive().optional().describe('token launches per simulated minute'),
         tradeRate: z.number().positive().optional().describe('target swaps per simulated second'),
       })
@@ -314,6 +314,11 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     setPath(fromFlags, path, typeof value === 'string' ? coerce(path, value) : value);
   }
   merged = deepMerge(merged, fromFlags);
+  // The simulator faster or slower than wall time dates its events ahead of (or behind)
+  // the wall clock, where lists ending now would leave them out: unless a clock is
+  // named, such a run derives state on event time, as a replay does.
+  const speed = merged.sim?.speed;
+  if (merged.clock === undefined && (merged.source ?? 'sim') === 'sim' && typeof speed === 'number' && speed !== 1) merged.clock = 'event';
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const issue = result.error.issues[0]!;

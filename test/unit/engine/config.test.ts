@@ -26,6 +26,15 @@ describe('config', () => {
     expect(loadConfig({ file, env: { MDS_PORT: '2' } }).port).toBe(2);
   });
 
+  it('derives on event time when the simulator runs faster or slower than wall time, unless a clock is named', () => {
+    expect(loadConfig({ env: { MDS_SIM_SPEED: '10' } }).clock).toBe('event');
+    expect(loadConfig({ flags: { 'sim.speed': '0.5' } }).clock).toBe('event');
+    expect(loadConfig({ env: { MDS_SIM_SPEED: '1' } }).clock).toBe('wall');
+    expect(loadConfig({ env: { MDS_SIM_SPEED: '10', MDS_CLOCK: 'wall' } }).clock).toBe('wall');
+    // Another source: the simulator's speed does not apply.
+    expect(loadConfig({ env: { MDS_SIM_SPEED: '10' }, flags: { source: 'none' } }).clock).toBe('wall');
+  });
+
   it('names the bad value', () => {
     expect(() => loadConfig({ flags: { port: 'x' } })).toThrow(/port/);
     expect(() => loadConfig({ env: { MDS_CLOCK: 'sundial' } })).toThrow(/clock/);
