@@ -332,7 +332,7 @@ export class ActorHost<S> {
   }
 
   /** Its residents' keys and last uses, least recently used first (evictOverBytes merges the hosts' orders). */
-  leastRecentlyUsed(): Iterator<{ readonly key: string; readonly lastUsed: number }> {
+  leastRecentlyUsed(): Iterator<{ readonly key: string; readonly lastUsed: number; readonly bytes: number }> {
     return this.residents.values();
   }
 

@@ -8,12 +8,14 @@ import { ActorHost, evictOverBound, ResidentBytes, Router, StaleEpochs, type Act
 import { useTempStorage } from '../../helpers/fixtures.ts';
 
 /**
- * Issue 25: an actor holding more than PERSIST_UNSAVED_AT bytes unsaved (a pool's trades
- * not in the trades store yet) is snapshotted after its batch while the shared byte bound
- * is past PERSIST_PRESSURE and the residents' unsaved bytes past PERSIST_UNSAVED_SHARE of
- * it, and stays resident (ActorHost.persistHeavy, run first by evictOverBound). A real
- * host over real LMDB with a ledger kind whose sizes the test sets: `held` is heap a
- * snapshot keeps, `unsaved` what a snapshot writes and lets go.
+ * Issue 25, the byte bound over resident actors (`actors.residentBytesMax`): an actor
+ * holding more than PERSIST_UNSAVED_AT bytes unsaved (a pool's trades not in the trades
+ * store yet) is snapshotted after its batch while the shared byte bound is past
+ * PERSIST_PRESSURE and the residents' unsaved bytes past PERSIST_UNSAVED_SHARE of it, and
+ * stays resident (ActorHost.persistHeavy, run first by evictOverBound); past the bound,
+ * among actors used last in the same batch the larger is evicted first (evictOverBytes).
+ * Real hosts over real LMDB with a ledger kind whose sizes the test sets: `held` is heap
+ * a snapshot keeps, `unsaved` what a snapshot writes and lets go.
  */
 
 interface Ledger {
@@ -179,5 +181,50 @@ describe('actors snapshotted early while the byte bound fills (ActorHost.persist
     busy(10);
     expect(await early()).toBe(0);
     expect(host.get('busy')?.unsaved).toBe(10 * STEP);
+  });
+});
+
+describe('the byte bound among actors used last in the same batch (evictOverBytes)', () => {
+  it('passivates the larger first, so that fewer go', () => {
+    const log = pino({ level: 'silent' });
+    const budget = new ResidentBytes(10_000);
+    const options = {
+      storage: storage.storage,
+      clock: new SimulatedClock(0),
+      log,
+      metrics: createMetrics(),
+      read: () => undefined,
+      peek: () => undefined,
+      deadLetter: () => undefined,
+      router: new Router({ log, history: () => [] }),
+      idleMs: 3_600_000,
+      budget,
+      restartsMax: 10,
+      epochs: new StaleEpochs(storage.storage),
+    };
+    // The small kind first, as tokens come before pools: a tie used to go to the first host.
+    const small = new ActorHost<Ledger>({ ...ledger, kind: 'small' }, options);
+    const large = new ActorHost<Ledger>({ ...ledger, kind: 'large' }, options);
+    const hosts = [small, large];
+    let seq = 0;
+    let now = 0;
+    const batch = (...events: Array<[host: ActorHost<Ledger>, key: string, held: number]>) => {
+      now++;
+      for (const h of hosts) h.batch(now);
+      for (const [h, key, held] of events) h.deliver({ type: 'grow', key, held, unsaved: 0 } as unknown as ActorEvent, ++seq, 0);
+      evictOverBound(hosts);
+      for (const h of hosts) h.batch(0);
+    };
+    batch([small, 's1', 0], [small, 's2', 0], [small, 's3', 0], [large, 'l1', 5_000]);
+    // Estimates are taken at an actor's first use in a batch, before its events: all four again, in one batch.
+    batch([small, 's1', 0], [small, 's2', 0], [small, 's3', 0], [large, 'l1', 0]);
+    expect(budget.bytes).toBe(3 * 1_000 + 6_000);
+    // A later batch takes the estimate 4,000 past the bound.
+    batch([small, 's4', 4_000]);
+    batch([small, 's4', 0]);
+    // One eviction: the large actor of the older batch (6,000), not the three small ones of it and then it.
+    expect(large.isResident('l1')).toBe(false);
+    expect(['s1', 's2', 's3', 's4'].filter((k) => small.isResident(k))).toEqual(['s1', 's2', 's3', 's4']);
+    expect(budget.bytes).toBe(3 * 1_000 + 5_000);
   });
 });
