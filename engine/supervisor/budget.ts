@@ -30,9 +30,9 @@ export class ResidentBytes {
  * tie went to the first host, the tokens (~1.3 KB) before their pools (~22 KB), and on
  * the engine benchmark's 1M swaps over 10,000 pools with feeds and signals on the bound
  * then evicted 103,513 tokens (each read back at its pool's next trade) beside 33,169
- * pools; larger first, 5,022 and 31,132. With a `deadline` (performance.now()), checked before each but the first (so
- * that each call gets on), it stops there: the rest go at a later call. Returns how many
- * were passivated.
+ * pools; larger first, 5,022 and 31,132. With a `deadline` (performance.now()), checked
+ * before each but the first (so that each call gets on), it stops there: the rest go at
+ * a later call. Returns how many were passivated.
  */
 export function evictOverBytes(hosts: readonly ActorHost<any>[], budget: ResidentBytes, deadline = Infinity): number {
   if (budget.bytes <= budget.max) return 0;

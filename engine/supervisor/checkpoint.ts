@@ -176,11 +176,11 @@ export class Checkpointer {
  * Heavy actors (engine/bounds.ts PERSIST_UNSAVED_AT) are snapshotted early only while
  * the resident estimate is past this share of `actors.residentBytesMax` (below it
  * nothing is evicted soon) and the residents' unsaved bytes are past
- * PERSIST_UNSAVED_SHARE of it (they are then what a write frees without an eviction). Otherwise an early snapshot is a write
- * the next checkpoint makes anyway, later and larger: on the market benchmark (1M swaps
- * over 10,000 pools, Zipf-like) early snapshots whenever the bound was at 0.75 gave
- * 0.77x events/s and 1.47x the trades database (busy pools stay resident there; the
- * wallets fill the bound).
+ * PERSIST_UNSAVED_SHARE of it (they are then what a write frees without an eviction).
+ * Otherwise an early snapshot is a write the next checkpoint makes anyway, later and
+ * larger: on the market benchmark (1M swaps over 10,000 pools, Zipf-like) early
+ * snapshots whenever the bound was at 0.75 gave 0.77x events/s and 1.47x the trades
+ * database (busy pools stay resident there; the wallets fill the bound).
  */
 export const PERSIST_PRESSURE = 0.75;
 /** See PERSIST_PRESSURE: 1/8 of the bound, 32 MiB of the default 256. */
@@ -190,7 +190,9 @@ export const PERSIST_UNSAVED_SHARE = 1 / 8;
  * Passivates the least recently used actors of each kind past `actors.residentMax`
  * (ActorHost.evictOverBound), then those of any kind past `actors.residentBytesMax`
  * (evictOverBytes, over the budget the hosts share): what keeps memory bounded when
- * nothing is idle by wall time. Between two events, as the idle sweep's slices are.
+ * nothing is idle by wall time. First, while the bound fills with unsaved bytes
+ * (PERSIST_PRESSURE), each host snapshots its heavy actors and keeps them
+ * (ActorHost.persistHeavy). Between two events, as the idle sweep's slices are.
  * With a `deadline` (performance.now()) it stops there: false when the deadline left
  * some kind over its bound, or the budget over its bytes.
  */
