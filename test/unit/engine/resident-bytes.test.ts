@@ -54,10 +54,10 @@ async function committed(): Promise<void> {
 }
 const BOUND = 100_000;
 
-function setup(persistAt: number | null = PERSIST_UNSAVED_AT) {
+/** What a host over the test's store takes, sharing `budget` with the other hosts made with it. */
+function hostOptions(budget: ResidentBytes, metrics = createMetrics()) {
   const log = pino({ level: 'silent' });
-  const metrics = createMetrics();
-  const host: ActorHost<Ledger> = new ActorHost(ledger, {
+  return {
     storage: storage.storage,
     clock: new SimulatedClock(0),
     log,
@@ -67,11 +67,15 @@ function setup(persistAt: number | null = PERSIST_UNSAVED_AT) {
     deadLetter: () => undefined,
     router: new Router({ log, history: () => [] }),
     idleMs: 3_600_000,
-    budget: new ResidentBytes(BOUND),
+    budget,
     restartsMax: 10,
     epochs: new StaleEpochs(storage.storage),
-    persistAt: persistAt ?? undefined,
-  });
+  };
+}
+
+function setup(persistAt: number | null = PERSIST_UNSAVED_AT) {
+  const metrics = createMetrics();
+  const host: ActorHost<Ledger> = new ActorHost(ledger, { ...hostOptions(new ResidentBytes(BOUND), metrics), persistAt: persistAt ?? undefined });
   let seq = 0;
   let now = 0;
   /** One batch: its events delivered, then what follows each applied batch (evictOverBound). */
@@ -186,22 +190,8 @@ describe('actors snapshotted early while the byte bound fills (ActorHost.persist
 
 describe('the byte bound among actors used last in the same batch (evictOverBytes)', () => {
   it('passivates the larger first, so that fewer go', () => {
-    const log = pino({ level: 'silent' });
     const budget = new ResidentBytes(10_000);
-    const options = {
-      storage: storage.storage,
-      clock: new SimulatedClock(0),
-      log,
-      metrics: createMetrics(),
-      read: () => undefined,
-      peek: () => undefined,
-      deadLetter: () => undefined,
-      router: new Router({ log, history: () => [] }),
-      idleMs: 3_600_000,
-      budget,
-      restartsMax: 10,
-      epochs: new StaleEpochs(storage.storage),
-    };
+    const options = hostOptions(budget);
     // The small kind first, as tokens come before pools: a tie used to go to the first host.
     const small = new ActorHost<Ledger>({ ...ledger, kind: 'small' }, options);
     const large = new ActorHost<Ledger>({ ...ledger, kind: 'large' }, options);
