@@ -14,6 +14,9 @@ import { base58, rng, swapStream, testConfig } from '../helpers/fixtures.ts';
 
 const temp = useTempEngine();
 
+/** A slice every step outlasts: each ends after its least (engine/apply.ts, engine/supervisor). */
+const SLICE_MS = 0.000_001;
+
 /** Calls `look` at every event-loop turn (check phase) until stopped. */
 function everyTurn(look: () => void) {
   let running = true;
@@ -34,8 +37,11 @@ describe('a backlog yields to the event loop', () => {
     const events = [...swapStream(POOLS, POOLS, 5, true)];
     const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
     // One batch, and a lag of the whole bound: its evictions begin between its slices only
-    // past twice the bound, so its last event leaves up to a bound's worth to evict.
-    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 10_000 }, actors: { residentMax: BOUND, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    // past twice the bound, so its last event leaves up to a bound's worth to evict. Slices
+    // of 1 ns: each applies APPLY_EVENTS_MIN events or evicts one actor a kind, so what is
+    // left after the last event takes turns however fast the machine is (with slices of
+    // 1 ms, a fast run evicted it all in the last event's slice: no turn, a CI failure).
+    const e = await temp.open({ ingest: { applySliceMs: SLICE_MS, batchMax: 10_000 }, actors: { residentMax: BOUND, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
     /** Turns after the last event was applied with pools still past the bound (their eviction under way). */
     let evictingTurns = 0;
     const watch = everyTurn(() => {
@@ -59,8 +65,9 @@ describe('a backlog yields to the event loop', () => {
     const last = Math.max(...events.map((e) => (e.type === 'swap' ? (e.at as number) : 0)));
     // About 50 pools' worth of estimated bytes: the byte bound (every kind together) evicts,
     // not the count. One batch, and a lag of the whole bound: its evictions begin between
-    // its slices only past twice the bound, so its last event leaves up to a bound's worth.
-    const e = await temp.open({ ingest: { applySliceMs: 1, batchMax: 10_000 }, actors: { residentBytesMax: 400_000, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
+    // its slices only past twice the bound, so its last event leaves up to a bound's worth,
+    // evicted one actor a slice (slices of 1 ns, as above).
+    const e = await temp.open({ ingest: { applySliceMs: SLICE_MS, batchMax: 10_000 }, actors: { residentBytesMax: 400_000, evictionLag: 1, checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } });
     const budget = e.pools.budget!;
     const held = () => e.hosts.reduce((n, host) => n + host.heldInFlightBytes(), 0);
     let evictingTurns = 0;
