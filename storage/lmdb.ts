@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
+import { compressSync } from 'lz4-napi';
 import { COMPRESSION_THRESHOLD_BYTES, LMDB_MAP_BYTES } from '../engine/bounds.ts';
 
 /**
@@ -86,6 +87,13 @@ export interface Storage {
   readonly snapshots: Database<Snapshot, string>;
   /** `snapshots` for writing: LZ4 without a dictionary (see openStorage); read through `snapshots`. */
   readonly snapshotWrites: Database<Snapshot, string>;
+  /**
+   * Writes an actor's snapshot as `snapshotWrites.put` does, in the form lmdb-js stores
+   * (its handles read it as their own), but LZ4-compressed here, in this call, where
+   * lmdb-js queues each value past the threshold to a libuv worker from the main thread
+   * (see putCompressed).
+   */
+  putSnapshot(id: string, snapshot: Snapshot): Promise<boolean>;
   /** engine-wide values: the checkpoint seq. */
   readonly meta: Database<unknown, string>;
   /** mint → decimals, for mints seen in a `token` event. */
@@ -188,9 +196,11 @@ export function openStorage(path: string): Storage {
     ...sharedStructures,
     saveStructures: (structures: unknown, isCompatible: unknown) => (snapshotWrites as unknown as { encoder: { saveStructures(s: unknown, c: unknown): unknown } }).encoder.saveStructures(structures, isCompatible),
   });
+  const putSnapshot = putCompressed(snapshotWrites, db<Buffer, string>('snapshots', { encoding: 'binary' }));
   return {
     path,
     env,
+    putSnapshot,
     ingestLog: db('ingest_log', { encoding: 'binary', ...compressed }),
     ingestLogWrites: db('ingest_log', { encoding: 'binary', ...writes }),
     identities: db('identities'),
@@ -218,6 +228,45 @@ export function openStorage(path: string): Storage {
     signals: structured('signals'),
     signalIndex: db('signal_index'),
     close: () => env.close(),
+  };
+}
+
+/**
+ * A put for a database written with LZ4 (`writes`) that compresses on the calling thread
+ * with lz4-napi's `compressSync` (lz4_flex, the LZ4 block format) and stores what lmdb-js
+ * would: a value under COMPRESSION_THRESHOLD_BYTES as its msgpack, a larger one as
+ * lmdb-js's header (254 and the length in three bytes, big-endian) and the block, which
+ * the database's reading handles decompress as their own (a block compressed without a
+ * dictionary decompresses the same with one). lmdb-js itself creates a napi async work
+ * item per such value and completes it in a later turn of the event loop: ~17 µs of the
+ * main thread a value in a loop of puts alone, more beside the engine's work, where
+ * `compressSync` takes ~8 µs for a 2 KB snapshot (a wallet's; bench/README.md, market).
+ * The value is encoded by `encoding`'s own msgpack (its shared structures saved as they
+ * are by lmdb-js's put) and written as bytes through `bytes`, a handle of the same
+ * database without encoding or compression; lmdb-js holds the buffer until written.
+ */
+export function putCompressed<V, K extends Key>(encoding: Database<V, K>, bytes: Database<Buffer, K>): (key: K, value: V) => Promise<boolean> {
+  const encoder = (encoding as unknown as { encoder: { encode(value: unknown): Buffer } }).encoder;
+  return (key, value) => {
+    const encoded = encoder.encode(value);
+    const length = encoded.byteLength;
+    // A first byte from 250 up marks a compressed value for lmdb-js (never msgpack's
+    // first byte of a map or record), and lengths from 16 MiB on take its long header.
+    if (length >= 0x1000000 || encoded[0]! >= 250) return encoding.put(key, value);
+    if (length >= COMPRESSION_THRESHOLD_BYTES) {
+      // lz4_flex prepends the length as 4 bytes, little-endian: lmdb-js's header takes their place.
+      const block = compressSync(encoded);
+      if (block.byteLength < length) {
+        block[0] = 254;
+        block[1] = (length >>> 16) & 0xff;
+        block[2] = (length >>> 8) & 0xff;
+        block[3] = length & 0xff;
+        return bytes.put(key, block);
+      }
+    }
+    // A view of the encoder's buffer, which its next values are written after, not over:
+    // copied, so that nothing but lmdb-js holds it until it is written.
+    return bytes.put(key, Buffer.from(encoded));
   };
 }
 

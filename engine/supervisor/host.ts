@@ -585,7 +585,7 @@ export class ActorHost<S> {
     }
     resident.seq = Math.max(resident.seq, this.appliedSeq);
     resident.open = false;
-    const write = this.options.storage.snapshotWrites.put(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
+    const write = this.options.storage.putSnapshot(resident.id, { seq: resident.seq, state: persisted } satisfies Snapshot);
     // Still dirty when something was held back: the next checkpoint snapshots it again.
     resident.dirty = heldBack;
     resident.pendingWrite = write;

@@ -75,3 +75,35 @@ describe('actor snapshots share their msgpack record structures', () => {
     await again.close();
   });
 });
+
+describe('putSnapshot: compressed on the calling thread, stored as lmdb-js stores its own', () => {
+  it('writes what the database`s handles read back, a large value as lmdb-js`s LZ4 header and block, a small one as its msgpack, new record shapes included, and another process reads them', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mds-put-snapshot-'));
+    const storage = openStorage(dir);
+    // Over the threshold (a pool's windows of hundreds of numbers), under it, and one of a new record shape.
+    const large = { seq: 7, state: { state: { pool_address: 'big', rows: Array.from({ length: 400 }, (_, i) => i * 1.25) }, run: 'r1', epoch: 0 } };
+    const small = snapshot(8, 8);
+    const shaped = { seq: 9, state: { state: { token_address: 't', never_seen_field: [1, 2] }, run: 'r1', epoch: 0 } };
+    await storage.putSnapshot('pool:big', large);
+    await storage.putSnapshot('pool:small', small);
+    await storage.putSnapshot('token:t', shaped);
+    for (const handle of [storage.snapshots, storage.snapshotWrites]) {
+      expect(handle.get('pool:big')).toEqual(large);
+      expect(handle.get('pool:small')).toEqual(small);
+      expect(handle.get('token:t')).toEqual(shaped);
+    }
+    // The same as the writing handle stores a small value; the LZ4 header on a large one,
+    // its length the msgpack's, more than what is stored.
+    await storage.snapshotWrites.put('pool:small-too', small);
+    await storage.close();
+    expect(storedBytes(dir, 'pool:small')).toEqual(storedBytes(dir, 'pool:small-too'));
+    const stored = storedBytes(dir, 'pool:big');
+    expect(stored[0]).toBe(254);
+    const length = (stored[1]! << 16) | (stored[2]! << 8) | stored[3]!;
+    expect(length).toBeGreaterThan(stored.length);
+    const again = openStorage(dir);
+    expect((again.snapshots.get('pool:big') as typeof large).state.state.rows).toEqual(large.state.state.rows);
+    expect(again.snapshots.get('token:t')).toEqual(shaped);
+    await again.close();
+  });
+});
