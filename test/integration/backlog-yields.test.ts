@@ -14,7 +14,7 @@ import { base58, rng, swapStream, testConfig } from '../helpers/fixtures.ts';
 
 const temp = useTempEngine();
 
-/** A slice every step outlasts: each ends after its least (engine/apply.ts, engine/supervisor). */
+/** A slice shorter than any step: each does the least it may, APPLY_EVENTS_MIN events or one eviction a kind (engine/apply.ts). */
 const SLICE_MS = 0.000_001;
 
 /** Calls `look` at every event-loop turn (check phase) until stopped. */
