@@ -19,8 +19,14 @@ const OTHER_MINT = base58(r, 44);
 const OTHER_POOL = base58(r, 44);
 const WALLET = base58(r, 44);
 const T0 = 1_767_225_600_000;
-/** No timer checkpoint or idle sweep during a test: the test takes them itself. */
-const CONFIG = { actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } };
+/**
+ * No timer checkpoint or idle sweep during a test: the test takes them itself. Each
+ * batch applied whole in the turn it is handed over (`applySliceMs` 0): in slices, a
+ * batch that outlasted its first slice on a loaded machine (a CI run) went on in a later
+ * turn, after the first checkpoint's write had committed, so holdBack found nothing in
+ * flight to hold its trades back behind.
+ */
+const CONFIG = { ingest: { applySliceMs: 0 }, actors: { checkpointMs: 3_600_000, sweepMs: 3_600_000, idleMs: 3_600_000 } };
 
 const temp = useTempEngine('mds-held-back-');
 
