@@ -232,7 +232,8 @@ export function openStorage(path: string): Storage {
 }
 
 /**
- * A put for a database written with LZ4 (`writes`) that compresses on the calling thread
+ * A put for a msgpack database written with LZ4 (`writes`: not a binary one, which has
+ * no encoder to take the value's bytes from) that compresses on the calling thread
  * with lz4-napi's `compressSync` (lz4_flex, the LZ4 block format) and stores what lmdb-js
  * would: a value under COMPRESSION_THRESHOLD_BYTES as its msgpack, a larger one as
  * lmdb-js's header (254 and the length in three bytes, big-endian) and the block, which
