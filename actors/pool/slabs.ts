@@ -1,6 +1,6 @@
 import { SLAB_BYTES } from '../../engine/bounds.ts';
 /**
- * Memory in slices of shared 1 MiB slabs: an ArrayBuffer of its own per small array
+ * Memory in slices of shared slabs (SLAB_BYTES, 64 KiB): an ArrayBuffer of its own per small array
  * costs more than the numbers in it (a backing store, external memory accounting, and
  * a young-generation object), and its allocation is one more place a busy machine
  * stalls. A slab lives as long as one of its slices, so each user whose slices live

@@ -300,7 +300,7 @@ export class TradeLog implements EncodedTrades {
 
 /** at, slot, txIndex, eventIndex, chunk, offset, byte length. */
 const STRIDE = 7;
-/** 2,048 trades a page: 112 KiB, a slice of a slab (slabs.ts, SLICE_MAX). */
+/** 2,048 trades a page: 112 KiB, past SLICE_MAX: a buffer of its own (slabs.ts). */
 const PAGE_BITS = 11;
 const PAGE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE - 1;

@@ -1,6 +1,5 @@
 import { LOG_TRADES_MAX } from '../../engine/bounds.ts';
 import { WINDOW_BUCKETS, WINDOW_NAMES, WINDOW_RESOLUTION_MS, type WindowName } from '../../engine/model/index.ts';
-import { Slabs } from './slabs.ts';
 import type { PoolTrade } from './trade.ts';
 
 /**
@@ -99,12 +98,6 @@ const RES_24H = RES[RINGS - 1]!;
 
 /** A logged trade: at, slot, sub, priceQuote, priceUsd, quote, usd (NaN for none), 1 for a buy. */
 const L = 8;
-/**
- * Logs' memory: slices of slabs of their own (slabs.ts), not an ArrayBuffer per log and
- * per growth. A log lives as long as its pool stays in log mode, far longer than the
- * trade logs' slices, which turn over at each checkpoint.
- */
-const logSlabs = new Slabs();
 /** A log's first length: 4 trades (256 bytes). */
 const LOG_CAPACITY_MIN = 4 * L;
 /** The log of a pool with no trade yet: empty, shared, never written (the first trade grows it). */
@@ -233,9 +226,13 @@ export class PoolWindows {
 
   /**
    * Log mode (null in ring mode): the trades of the 24h ring, L numbers each, in
-   * [0, logLength). A slab slice (logSlabs), doubled as it fills: off the V8 heap, so
+   * [0, logLength). A Float64Array of its own, doubled as it fills: off the V8 heap, so
    * young-generation GCs do not copy it (a plain array's backing store, reallocated as
-   * it grew, was ~1/3 of what the engine's scavenges copied).
+   * it grew, was ~1/3 of what the engine's scavenges copied). Not a slice of shared
+   * slabs (slabs.ts), as it was: a log lives as long as its pool stays resident in log
+   * mode, and each slab was held by its last live log. On the market benchmark (1M swaps
+   * over 10,000 pools) the logs' slabs held 60-76 MiB for 10-18 MiB of live logs, after a
+   * forced GC; logs of their own hold what they use (bench/README, market).
    */
   private log: Float64Array | null = NO_TRADES;
   private logLength = 0;
@@ -467,7 +464,7 @@ export class PoolWindows {
     if (s.log) {
       restore(w.dropped, 0, s.log.dropped);
       const trades = s.log.trades;
-      const log = (w.log = logSlabs.float64(Math.max(LOG_CAPACITY_MIN, trades.length)));
+      const log = (w.log = new Float64Array(Math.max(LOG_CAPACITY_MIN, trades.length)));
       for (let i = 0; i < trades.length; i++) log[i] = trades[i] ?? NaN; // only USD values are ever null
       w.logLength = trades.length;
     } else {
@@ -597,7 +594,7 @@ export class PoolWindows {
   /** A log twice as long (LOG_CAPACITY_MIN at first), holding the trades so far. */
   private growLog(): Float64Array {
     const log = this.log!;
-    const grown = logSlabs.float64(Math.max(LOG_CAPACITY_MIN, log.length * 2));
+    const grown = new Float64Array(Math.max(LOG_CAPACITY_MIN, log.length * 2));
     grown.set(log.subarray(0, this.logLength));
     this.log = grown;
     return grown;
