@@ -1,11 +1,13 @@
 import { SLAB_BYTES } from '../../engine/bounds.ts';
 /**
- * Memory in slices of shared slabs (SLAB_BYTES, 64 KiB): an ArrayBuffer of its own per small array
- * costs more than the numbers in it (a backing store, external memory accounting, and
- * a young-generation object), and its allocation is one more place a busy machine
- * stalls. A slab lives as long as one of its slices, so each user whose slices live
- * alike has its own Slabs: a slice that outlives the others pins the whole slab.
- * Requests past SLICE_MAX get a buffer of their own. Slices are not zeroed.
+ * Memory in slices of shared slabs (SLAB_BYTES, 64 KiB): an ArrayBuffer of its own per
+ * small array costs more than the numbers in it (a backing store, external memory
+ * accounting, and a young-generation object), and its allocation is one more place a
+ * busy machine stalls. A slab lives as long as one of its slices, so each user whose
+ * slices live alike has its own Slabs: a slice that outlives the others pins the whole
+ * slab (the pools' windows logs, which live as long as their pool, have buffers of
+ * their own for that reason). Requests past SLICE_MAX get a buffer of their own.
+ * Slices are not zeroed.
  */
 export class Slabs {
   private slab = new ArrayBuffer(0);
